@@ -1,0 +1,36 @@
+// serve.mjs: a small static file server for the built lab (no dependencies).
+//   node scripts/serve.mjs DIR [PORT]    serves DIR on http://127.0.0.1:PORT/
+import { createServer } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { extname, join, normalize, resolve } from 'node:path';
+
+const root = resolve(process.argv[2] || '.');
+const port = Number(process.argv[3] || process.env.PORT || 8080);
+const types = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm', '.data': 'application/octet-stream',
+  '.json': 'application/json', '.png': 'image/png', '.ttf': 'font/ttf', '.svg': 'image/svg+xml',
+};
+
+const server = createServer(async (req, res) => {
+  try {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    let file = normalize(join(root, path));
+    if (!file.startsWith(root)) { res.writeHead(403).end('forbidden'); return; }
+    if ((await stat(file).catch(() => null))?.isDirectory()) file = join(file, 'index.html');
+    const body = await readFile(file);
+    res.writeHead(200, { 'Content-Type': types[extname(file)] || 'application/octet-stream', 'Cache-Control': 'no-cache' });
+    res.end(body);
+  } catch {
+    res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+  }
+});
+server.on('error', (e) => {
+  console.error(e.code === 'EADDRINUSE' ? `port ${port} is in use: set PORT to another number` : String(e));
+  process.exit(1);
+});
+server.listen(port, '127.0.0.1', () => {
+  const { port: p } = server.address();
+  console.log(`Attention Lab is ready: http://127.0.0.1:${p}/`);
+  if (process.send) process.send({ port: p });
+});

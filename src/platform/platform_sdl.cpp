@@ -1,0 +1,164 @@
+// platform_sdl.cpp: SDL2 window + OpenGL 3.0 (native) or WebGL2 / GLES 3.0 (web),
+// Dear ImGui backends, and one frame of event handling and rendering.
+// The loop itself is in main_loop_native.cpp or main_loop_web.cpp (chosen by CMake).
+#include "platform/platform.h"
+#include "platform/platform_internal.h"
+
+#include <SDL.h>
+#include <imgui.h>
+#include <imgui_impl_opengl3.h>
+#include <imgui_impl_sdl.h>
+
+#if defined(__EMSCRIPTEN__)
+#include <SDL_opengles2.h>
+#include <emscripten.h>
+#else
+#include <SDL_opengl.h>
+#endif
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+namespace platform {
+namespace {
+
+SDL_Window* g_window = nullptr;
+SDL_GLContext g_gl = nullptr;
+Desc g_desc;
+float g_font_ratio = 0.0f;  // pixel ratio the fonts were last rasterised for
+const auto g_start = std::chrono::steady_clock::now();
+
+// Rasterise the UI font at the screen's real pixel density, then scale it back
+// down, so text stays sharp on high-DPI screens instead of being upscaled.
+void build_fonts(float ratio) {
+  ImGuiIO& io = ImGui::GetIO();
+  io.Fonts->Clear();
+  ImFont* font = nullptr;
+  if (g_desc.font_path && *g_desc.font_path) {
+    ImFontConfig cfg;
+    cfg.OversampleH = 2;
+    font = io.Fonts->AddFontFromFileTTF(g_desc.font_path, g_desc.font_size * ratio, &cfg);
+    if (!font) std::fprintf(stderr, "platform: could not load font %s, using the default\n", g_desc.font_path);
+  }
+  if (!font) {
+    ImFontConfig cfg;
+    cfg.SizePixels = std::round(13.0f * ratio);
+    io.Fonts->AddFontDefault(&cfg);
+  }
+  io.FontGlobalScale = 1.0f / ratio;
+  ImGui_ImplOpenGL3_DestroyFontsTexture();
+  ImGui_ImplOpenGL3_CreateFontsTexture();
+  g_font_ratio = ratio;
+}
+
+}  // namespace
+
+std::string init(const Desc& desc) {
+  g_desc = desc;
+  if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) return std::string("SDL_Init failed: ") + SDL_GetError();
+
+#if defined(__EMSCRIPTEN__)
+  const char* glsl_version = "#version 300 es";
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_FLAGS, 0);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_ES);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 0);
+  // The canvas is sized by CSS; SDL then follows it (and devicePixelRatio) on resize.
+  int w = 0, h = 0;
+  {
+    double cw = 0, ch = 0;
+    emscripten_get_element_css_size("#canvas", &cw, &ch);
+    w = int(cw), h = int(ch);
+  }
+#else
+  const char* glsl_version = "#version 130";
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_FLAGS, 0);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 0);
+  int w = desc.width, h = desc.height;
+#endif
+  SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
+  SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 0);
+  SDL_GL_SetAttribute(SDL_GL_STENCIL_SIZE, 8);
+  const auto flags = SDL_WindowFlags(SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+  g_window = SDL_CreateWindow(desc.title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, w, h, flags);
+  if (!g_window) return std::string("SDL_CreateWindow failed: ") + SDL_GetError();
+  g_gl = SDL_GL_CreateContext(g_window);
+  if (!g_gl) return std::string("could not create an OpenGL context: ") + SDL_GetError();
+  SDL_GL_MakeCurrent(g_window, g_gl);
+  SDL_GL_SetSwapInterval(1);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // layout is ours; the learner's state is saved by the app
+  io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+  ImGui_ImplSDL2_InitForOpenGL(g_window, g_gl);
+  ImGui_ImplOpenGL3_Init(glsl_version);
+  build_fonts(pixel_ratio());
+  return "";
+}
+
+float pixel_ratio() {
+#if defined(__EMSCRIPTEN__)
+  return float(emscripten_get_device_pixel_ratio());
+#else
+  int ww = 0, dw = 0, hh = 0, dh = 0;
+  SDL_GetWindowSize(g_window, &ww, &hh);
+  SDL_GL_GetDrawableSize(g_window, &dw, &dh);
+  float ratio = ww > 0 ? float(dw) / float(ww) : 1.0f;
+  // Xorg reports 1:1 drawables; honour the monitor's DPI instead (96 dpi = 1.0).
+  float ddpi = 0;
+  if (ratio == 1.0f && SDL_GetDisplayDPI(0, &ddpi, nullptr, nullptr) == 0 && ddpi > 120.0f) ratio = ddpi / 96.0f;
+  return ratio;
+#endif
+}
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - g_start).count();
+}
+
+namespace internal {
+
+bool frame(FrameFn fn, void* user) {
+  bool keep = true;
+  SDL_Event e;
+  while (SDL_PollEvent(&e)) {
+    ImGui_ImplSDL2_ProcessEvent(&e);
+    if (e.type == SDL_QUIT) keep = false;
+    if (e.type == SDL_WINDOWEVENT && e.window.event == SDL_WINDOWEVENT_CLOSE &&
+        e.window.windowID == SDL_GetWindowID(g_window))
+      keep = false;
+  }
+  const float ratio = pixel_ratio();
+  if (std::abs(ratio - g_font_ratio) > 0.01f) build_fonts(ratio);
+
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplSDL2_NewFrame();
+  ImGui::NewFrame();
+  if (!fn(user)) keep = false;
+  ImGui::Render();
+
+  int dw = 0, dh = 0;
+  SDL_GL_GetDrawableSize(g_window, &dw, &dh);
+  glViewport(0, 0, dw, dh);
+  glClearColor(0.96f, 0.96f, 0.97f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  SDL_GL_SwapWindow(g_window);
+  return keep;
+}
+
+void shutdown() {
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplSDL2_Shutdown();
+  ImGui::DestroyContext();
+  SDL_GL_DeleteContext(g_gl);
+  SDL_DestroyWindow(g_window);
+  SDL_Quit();
+}
+
+}  // namespace internal
+}  // namespace platform

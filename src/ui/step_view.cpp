@@ -1,0 +1,50 @@
+// step_view.cpp: what the learner reads (lesson and step titles, prose) and the
+// Back / Next controls.
+#include <imgui.h>
+
+#include "ui/panels.h"
+#include "ui/widget_log.h"
+
+namespace ui {
+
+void step_header(const StepView& view) {
+  const attn::LessonStep& s = view.lesson->steps[size_t(view.step)];
+  ImGui::TextDisabled("%s", view.lesson->title.get(view.lang).c_str());
+  ImGui::SetWindowFontScale(1.35f);
+  ImGui::TextWrapped("%s", s.title.get(view.lang).c_str());
+  ImGui::SetWindowFontScale(1.0f);
+  ImGui::Spacing();
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x);
+  // Paragraphs are separated by newlines in the lesson model.
+  const std::string& text = s.text.get(view.lang);
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    ImGui::TextUnformatted(text.c_str() + pos, text.c_str() + nl);
+    ImGui::Spacing();
+    pos = nl + 1;
+  }
+  ImGui::PopTextWrapPos();
+}
+
+Nav step_navigation(const StepView& view) {
+  Nav nav = Nav::none;
+  const int n = int(view.lesson->steps.size());
+  const bool zh = view.lang == "zh";
+  ImGui::BeginDisabled(view.step == 0);
+  if (ImGui::Button(zh ? "< 上一步" : "< Back", ImVec2(110, 0))) nav = Nav::back;
+  ImGui::EndDisabled();
+  if (view.step > 0) widgets_record_last("nav:back", "button");
+  ImGui::SameLine();
+  ImGui::AlignTextToFramePadding();
+  ImGui::Text(zh ? "第 %d 步，共 %d 步" : "Step %d of %d", view.step + 1, n);
+  ImGui::SameLine();
+  ImGui::BeginDisabled(view.step + 1 >= n);
+  if (ImGui::Button(zh ? "下一步 >" : "Next >", ImVec2(110, 0))) nav = Nav::next;
+  ImGui::EndDisabled();
+  if (view.step + 1 < n) widgets_record_last("nav:next", "button");
+  return nav;
+}
+
+}  // namespace ui
