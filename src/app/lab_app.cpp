@@ -141,9 +141,9 @@ bool lab_frame(void* user) {
       if (auto e = ui::qkv_demo({&app.inputs, &app.outputs})) lab_apply_edit(app, *e);
     }
     // Arrow keys step through the lesson unless a text field has the keyboard.
-    if (!io.WantTextInput) {
-      if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) nav = ui::Nav::next;
-      if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) nav = ui::Nav::back;
+    if (!io.WantTextInput && !ImGui::IsAnyItemActive()) {
+      if (platform::key_presses(platform::Key::right) > 0) nav = ui::Nav::next;
+      if (platform::key_presses(platform::Key::left) > 0) nav = ui::Nav::back;
     }
     if (nav == ui::Nav::next) lab_step_by(app, +1);
     if (nav == ui::Nav::back) lab_step_by(app, -1);

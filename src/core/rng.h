@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/tensor.h"
+
 namespace attn {
 
 // SplitMix64 (Steele, Lea, Flood 2014): one 64-bit state, full period, good enough
@@ -34,5 +36,14 @@ struct Rng {
   // Integer in [0, n).
   uint32_t below(uint32_t n) { return uint32_t((next_u64() >> 32) % n); }
 };
+
+// A (rows, cols) matrix with entries uniform in [-limit, limit), filled row by row
+// (the order matters: it fixes which random number lands where).
+inline Mat uniform_matrix(Rng& rng, int rows, int cols, float limit) {
+  Mat M(rows, cols);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) M(r, c) = rng.uniform(-limit, limit);
+  return M;
+}
 
 }  // namespace attn

@@ -24,6 +24,12 @@ std::string init(const Desc& desc);
 using FrameFn = bool (*)(void* user);
 void run(FrameFn frame, void* user);
 
+// Keys the lab binds directly. Presses are counted from the platform's events, so
+// a tap shorter than one frame is never lost (ImGui 1.86 can miss those).
+enum class Key { left, right };
+// Times `key` went down since the previous frame (valid inside the frame callback).
+int key_presses(Key key);
+
 // Device pixels per screen unit (window.devicePixelRatio on the web).
 float pixel_ratio();
 

@@ -12,6 +12,7 @@
 #if defined(__EMSCRIPTEN__)
 #include <SDL_opengles2.h>
 #include <emscripten.h>
+#include <emscripten/html5.h>
 #else
 #include <SDL_opengl.h>
 #endif
@@ -26,6 +27,7 @@ namespace {
 SDL_Window* g_window = nullptr;
 SDL_GLContext g_gl = nullptr;
 Desc g_desc;
+int g_presses[2] = {0, 0};  // indexed by Key, counted per frame
 float g_font_ratio = 0.0f;  // pixel ratio the fonts were last rasterised for
 const auto g_start = std::chrono::steady_clock::now();
 
@@ -116,6 +118,8 @@ float pixel_ratio() {
 #endif
 }
 
+int key_presses(Key key) { return g_presses[int(key)]; }
+
 double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - g_start).count();
 }
@@ -125,8 +129,11 @@ namespace internal {
 bool frame(FrameFn fn, void* user) {
   bool keep = true;
   SDL_Event e;
+  g_presses[0] = g_presses[1] = 0;
   while (SDL_PollEvent(&e)) {
     ImGui_ImplSDL2_ProcessEvent(&e);
+    if (e.type == SDL_KEYDOWN && e.key.keysym.sym == SDLK_LEFT) ++g_presses[int(Key::left)];
+    if (e.type == SDL_KEYDOWN && e.key.keysym.sym == SDLK_RIGHT) ++g_presses[int(Key::right)];
     if (e.type == SDL_QUIT) keep = false;
     if (e.type == SDL_WINDOWEVENT && e.window.event == SDL_WINDOWEVENT_CLOSE &&
         e.window.windowID == SDL_GetWindowID(g_window))

@@ -1,0 +1,123 @@
+// harness.mjs: shared set-up for the browser tests. Serves the built site on a
+// free loopback port, launches Debian's Chromium headless with the flags that
+// render WebGL2 through SwiftShader, and records console errors.
+import { createRequire } from 'node:module';
+import { fork } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { mkdirSync } from 'node:fs';
+import { inflateSync } from 'node:zlib';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const require = createRequire(join(here, '..', '..', 'package.json'));
+const { chromium } = require('playwright-core');
+
+export const site = resolve(process.env.LAB_SITE || join(here, '..', '..', 'build', 'web', 'site'));
+export const shots = resolve(process.env.LAB_SHOTS || join(site, '..', 'screenshots'));
+mkdirSync(shots, { recursive: true });
+
+export const chromiumArgs = [
+  '--headless', '--no-sandbox', '--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
+  '--disable-quic',
+];
+
+// Starts the static server (scripts/serve.mjs) on port 0 and resolves to its URL.
+export function startServer() {
+  return new Promise((res, rej) => {
+    const child = fork(join(here, '..', '..', 'scripts', 'serve.mjs'), [site, '0'], { silent: true });
+    child.on('message', (m) => res({ url: `http://127.0.0.1:${m.port}/`, stop: () => child.kill() }));
+    child.on('error', rej);
+    child.on('exit', (code) => rej(new Error(`static server exited with ${code}`)));
+  });
+}
+
+// Opens the lab in a fresh browser; resolves once window.attnlab.ready has resolved.
+export async function openLab({ width = 1280, height = 800, deviceScaleFactor = 1, hash = '' } = {}) {
+  const server = await startServer();
+  let browser;
+  try {
+    // Playwright gives every launch a fresh temporary profile (the --user-data-dir).
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs });
+    const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor });
+    const page = await context.newPage();
+    const consoleErrors = [];
+    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+    page.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await page.goto(server.url + hash);
+    await page.waitForFunction(() => window.attnlab !== undefined);
+    await page.evaluate(() => window.attnlab.ready);
+    const close = async () => { await browser.close(); server.stop(); };
+    return { page, browser, server, consoleErrors, close };
+  } catch (e) {
+    await browser?.close();
+    server.stop();
+    throw e;
+  }
+}
+
+export const state = (page) => page.evaluate(() => window.attnlab.state());
+export const widgets = (page) => page.evaluate(() => window.attnlab.widgets());
+
+// Waits for n more frames to be drawn (the UI reacts to input on the next frame).
+export async function frames(page, n = 3) {
+  const start = (await state(page)).frames;
+  await page.waitForFunction((s) => window.attnlab.state().frames >= s, start + n);
+}
+
+export async function widget(page, id) {
+  const w = (await widgets(page)).find((x) => x.id === id);
+  if (!w) throw new Error(`widget ${id} is not on screen`);
+  return w;
+}
+
+// Decodes an 8-bit, non-interlaced RGB or RGBA PNG (what Chromium's screenshots
+// are) into {width, height, channels, data}. Enough for pixel checks; no deps.
+export function decodePng(buf) {
+  if (buf.readUInt32BE(0) !== 0x89504e47) throw new Error('not a PNG');
+  let off = 8, width = 0, height = 0, channels = 0;
+  const idat = [];
+  while (off < buf.length) {
+    const len = buf.readUInt32BE(off), type = buf.toString('ascii', off + 4, off + 8);
+    const body = buf.subarray(off + 8, off + 8 + len);
+    if (type === 'IHDR') {
+      width = body.readUInt32BE(0); height = body.readUInt32BE(4);
+      const depth = body[8], colour = body[9], interlace = body[12];
+      if (depth !== 8 || interlace !== 0 || (colour !== 2 && colour !== 6)) throw new Error('unsupported PNG');
+      channels = colour === 6 ? 4 : 3;
+    } else if (type === 'IDAT') idat.push(body);
+    off += 12 + len;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  const stride = width * channels, data = Buffer.alloc(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)], src = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+    const row = data.subarray(y * stride, (y + 1) * stride), prev = y ? data.subarray((y - 1) * stride, y * stride) : null;
+    for (let i = 0; i < stride; i++) {
+      const a = i >= channels ? row[i - channels] : 0, b = prev ? prev[i] : 0, c = prev && i >= channels ? prev[i - channels] : 0;
+      let v = src[i];
+      if (filter === 1) v += a;
+      else if (filter === 2) v += b;
+      else if (filter === 3) v += (a + b) >> 1;
+      else if (filter === 4) { const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c); v += pa <= pb && pa <= pc ? a : pb <= pc ? b : c; }
+      row[i] = v & 255;
+    }
+  }
+  return { width, height, channels, data };
+}
+
+// Takes a screenshot (saved as shots/name.png) and measures how much of it is not
+// the most common colour: a blank or single-colour page scores ~0.
+export async function screenshotVariety(page, name) {
+  const png = await page.screenshot({ path: join(shots, `${name}.png`) });
+  const { width, height, channels, data } = decodePng(png);
+  const counts = new Map();
+  let n = 0;
+  for (let i = 0; i < width * height; i += 7) {
+    const k = (data[i * channels] << 16) | (data[i * channels + 1] << 8) | data[i * channels + 2];
+    counts.set(k, (counts.get(k) || 0) + 1);
+    n++;
+  }
+  const top = Math.max(...counts.values());
+  return { distinctColours: counts.size, nonBackground: 1 - top / n };
+}
