@@ -30,8 +30,42 @@ struct DemoInputs {
   std::vector<std::string> tokens;             // labels of the rows
 };
 
+// What a demo shows, as data. The UI draws a demo's panels in order with one
+// generic widget per Kind, so a new demo needs no UI code. Matrix names refer to
+// DemoInputs::mats (editable) first, then DemoOutputs::mats (computed).
+struct Panel {
+  enum class Kind {
+    editor,        // draggable numbers of input matrix `source` (edits come back as cell edits)
+    heatmap,       // read-only matrix `source`, cells shaded by value, values printed
+    token_arrows,  // tokens (row_labels = queries, col_labels = keys) joined by arrows whose
+                   // thickness and opacity are the weights in `source` (n_q, n_k)
+    vector_plot,   // 2-D plane: rows of `source` as arrows from the origin (draggable when
+                   // `source` is an input), rows of `source2` as arrows too (also draggable
+                   // when an input); `text` shows the computed angle / projection / dot product
+    line_plot,     // x values = row 0 of `x_source`, one line per row of `source`
+    bar_plot,      // one group of bars per row of `source`, one bar per column
+    choice,        // picks settings[`setting`] among `options` (radio buttons)
+    slider,        // numeric settings[`setting`] in [min, max] with step `step` (0 = continuous)
+    note,          // computed text (`text`), e.g. "each row sums to 1.000"
+    shapes         // a list of tensor shapes: `text` lines "name: (a, b, c)"
+  };
+  Kind kind = Kind::heatmap;
+  std::string id;      // stable, unique within the step; widget ids derive from it
+  LocalText title;     // caption above the panel
+  std::string source;  // matrix name (see above)
+  std::string source2;
+  std::string x_source;
+  std::vector<std::string> row_labels, col_labels, series_labels;
+  bool unit_range = false;  // heatmap: colour 0..1 (weights) rather than by magnitude
+  std::string setting;      // choice / slider
+  std::vector<std::string> options;
+  float min = 0.0f, max = 1.0f, step = 0.0f;
+  LocalText text;           // note / shapes / vector_plot caption, already formatted
+};
+
 struct DemoOutputs {
   std::map<std::string, Mat> mats;  // e.g. "scores" (n_q, n_k), "weights", "output"
+  std::vector<Panel> panels;        // what to draw, in order
   Warnings warnings;
   std::string error;  // the inputs cannot be computed (e.g. NaN typed in)
 };

@@ -62,6 +62,22 @@ struct HeatmapView {
 };
 void heatmap(const HeatmapView& view);
 
+// demo_view.cpp: draws a demo's panels (attn::DemoOutputs::panels) in order, one
+// generic widget per attn::Panel::Kind; returns the learner's edit, if any.
+struct DemoEdit {
+  enum class Kind { cell, setting } kind = Kind::cell;
+  std::string name;      // matrix name (cell) or setting name
+  int row = 0, col = 0;  // cell
+  float value = 0.0f;    // cell: the new value
+  std::string text;      // setting: the new value
+};
+struct DemoView {
+  const attn::DemoInputs* inputs = nullptr;
+  const attn::DemoOutputs* outputs = nullptr;
+  std::string lang = "en";
+};
+std::optional<DemoEdit> demo_view(const DemoView& view);
+
 // qkv_demo.cpp: the "score -> softmax -> weighted sum" demo of one step.
 struct QkvDemoView {
   const attn::DemoInputs* inputs = nullptr;
