@@ -16,6 +16,20 @@
     rejectReady(new Error(message));
   }
 
+  // The step's words also live in the page's DOM (readable by screen readers,
+  // selectable, zoomable), beside the canvas.
+  const prose = document.getElementById('prose');
+  function showProse(p) {
+    if (!prose || !p || !p.title) return;
+    document.documentElement.lang = p.lang === 'zh' ? 'zh-Hans' : 'en';
+    prose.replaceChildren();
+    const h = (tag, text, cls) => { const e = document.createElement(tag); e.textContent = text; if (cls) e.className = cls; prose.append(e); };
+    h('p', p.lesson, 'lesson');
+    h('h2', p.title);
+    for (const para of String(p.text).split('\n')) h('p', para);
+    h('p', (p.lang === 'zh' ? `第 ${p.step} 步，共 ${p.steps} 步` : `Step ${p.step} of ${p.steps}`), 'where');
+  }
+
   let resolveReady, rejectReady;
   const ready = new Promise((res, rej) => { resolveReady = res; rejectReady = rej; });
   ready.catch(() => {});  // a failed start is shown on the page; avoid an unhandled rejection
@@ -37,40 +51,52 @@
       totalDeps = Math.max(totalDeps, left);
       if (totalDeps) bar.style.width = (100 * (totalDeps - left) / totalDeps).toFixed(0) + '%';
     },
-    labFirstFrame() {
-      bar.style.width = '100%';
-      loading.classList.add('done');
-      resolveReady();
+    // Events from the app (platform::page_event).
+    labEvent(name, data) {
+      if (name === 'firstFrame') {
+        bar.style.width = '100%';
+        loading.classList.add('done');
+        resolveReady();
+      } else if (name === 'fatal') {
+        fail(data);
+      } else if (name === 'step') {
+        showProse(data);
+      }
     },
-    labFatal(message) { fail(message); },
     onAbort(what) { fail('aborted: ' + what); },
     print(s) { console.log(s); },
     printErr(s) { console.warn(s); },
   };
 
-  function call(name, ...args) {
-    const types = args.map((a) => (typeof a === 'number' ? 'number' : 'string'));
-    return Module.ccall(name, 'number', types, args);
-  }
-  function json(name) {
-    return JSON.parse(Module.UTF8ToString(Module.ccall(name, 'number', [], [])));
+  // Every question goes through one exported C function: lab_query(name, argJson) -> JSON.
+  function ask(name, arg) {
+    const text = Module.ccall('lab_query', 'number', ['string', 'string'], [name, JSON.stringify(arg ?? null)]);
+    return JSON.parse(Module.UTF8ToString(text));
   }
 
   window.attnlab = {
     // Resolves after the first frame has been drawn.
     ready,
-    // [{id, title, steps}] in lesson order.
-    lessons: () => json('lab_lessons_json_c'),
-    // Current lesson, step, editable values and computed outputs.
-    state: () => json('lab_state_json_c'),
+    // [{id, title, steps, furthest}] in lesson order.
+    lessons: () => ask('lessons'),
+    // Current lesson, step, editable values and settings, computed outputs, notices.
+    state: () => ask('state'),
     // Interactive widgets drawn in the last frame: [{id, kind, rect: {x, y, width, height}}] in CSS pixels.
-    widgets: () => json('lab_widgets_json_c'),
+    widgets: () => ask('widgets'),
     // Messages the lab reported (lessons that failed to load, ...), then page-level errors.
-    errors: () => json('lab_errors_json_c').concat(pageErrors),
+    errors: () => ask('errors').concat(pageErrors),
     // Go to a lesson (by id) and step (0-based); true when both exist.
-    goto: (lessonId, step) => call('lab_goto_c', String(lessonId), Number(step) | 0) === 1,
+    goto: (lessonId, step) => ask('goto', { lesson: String(lessonId), step: Number(step) }),
     // Load one more lesson from text (lesson file format); false and an errors() entry if it is invalid.
-    loadLesson: (fileName, source) => call('lab_load_lesson_c', String(fileName), String(source)) === 1,
+    loadLesson: (file, text) => ask('loadLesson', { file: String(file), text: String(text) }),
+    // Switch the language: 'en' or 'zh'.
+    setLanguage: (lang) => ask('language', { lang: String(lang) }),
+    // Put this step's link, with the learner's values, in the address bar and the clipboard.
+    share: () => ask('share'),
   };
+  // Following a link typed into the address bar, without reloading.
+  window.addEventListener('hashchange', () => {
+    if (Module.calledRun) ask('link', { fragment: decodeURIComponent(location.hash.replace(/^#/, '')) });
+  });
   window.addEventListener('error', (e) => pageErrors.push(String(e.message)));
 })();

@@ -1,5 +1,5 @@
-// lab_app.cpp: lesson navigation, edits, and the frame layout.
-// Sections: 1 loading, 2 navigation and edits, 3 the frame, 4 JSON views.
+// lab_app.cpp: Sections: 1 loading and restoring, 2 navigation and edits,
+// 3 saving and links, 4 the frame, 5 JSON views and the page's questions.
 #include "app/lab_app.h"
 
 #include <imgui.h>
@@ -9,26 +9,69 @@
 
 #include "core/tensor_json.h"
 #include "platform/platform.h"
+#include "ui/strings.h"
 #include "ui/widget_log.h"
 
-// ---------------------------------------------------------------- 1 loading
 namespace {
 
+const attn::LessonStep* current_step(const LabApp& app) {
+  if (app.set.lessons.empty()) return nullptr;
+  return &app.set.lessons[size_t(app.lesson)].steps[size_t(app.state.step)];
+}
+
+std::string current_key(const LabApp& app) {
+  const attn::LessonStep* s = current_step(app);
+  return s ? attn::step_key(app.state.lesson, s->id) : "";
+}
+
 void recompute(LabApp& app) {
+  const attn::LessonStep* step = current_step(app);
+  if (!step) return;
   const double t0 = platform::now_ms();
-  const auto& step = app.set.lessons[size_t(app.lesson)].steps[size_t(app.step)];
-  app.outputs = step.demo.empty() ? attn::DemoOutputs{} : attn::run_demo(step.demo, app.inputs);
+  app.outputs = step->demo.empty() ? attn::DemoOutputs{} : attn::run_demo(step->demo, app.inputs);
   app.compute_ms = platform::now_ms() - t0;
 }
 
+// The learner's values changed: remember what differs from the lesson.
+void remember_edits(LabApp& app) {
+  const attn::LessonStep* step = current_step(app);
+  if (!step) return;
+  attn::StepEdits e = attn::edits_from_inputs(*step, app.inputs);
+  if (e.empty()) app.state.edits.erase(current_key(app));
+  else app.state.edits[current_key(app)] = std::move(e);
+  app.dirty = true;
+}
+
+// Shows the step at app.state (lesson id, step), with the learner's saved edits.
 void enter_step(LabApp& app) {
   if (app.set.lessons.empty()) return;
-  app.inputs = attn::demo_defaults(app.set.lessons[size_t(app.lesson)].steps[size_t(app.step)]);
+  attn::lab_state_fit(&app.state, app.set.lessons);
+  for (size_t i = 0; i < app.set.lessons.size(); ++i)
+    if (app.set.lessons[i].id == app.state.lesson) app.lesson = int(i);
+  int& furthest = app.state.furthest[app.state.lesson];
+  if (app.state.step > furthest) furthest = app.state.step;
+  auto it = app.state.edits.find(current_key(app));
+  app.inputs = attn::inputs_with_edits(*current_step(app), it == app.state.edits.end() ? nullptr : &it->second);
   recompute(app);
+  platform::set_url_fragment(attn::make_link(app.state.lesson, app.state.step, nullptr));
+  platform::page_event("step", attn::json::write(lab_prose_json(app)));
+  app.dirty = true;
 }
 
 void record_errors(LabApp& app, const std::vector<attn::LessonError>& errors) {
   for (const auto& e : errors) app.errors.push_back(e.to_string());
+}
+
+// ---------------------------------------------------------------- 1 loading and restoring
+void restore_saved_state(LabApp& app) {
+  std::string text;
+  if (!platform::storage_read("state", &text)) return;
+  std::string why;
+  if (attn::lab_state_from_text(text, &app.state, &why)) return;
+  // Keep the unreadable copy rather than overwrite the learner's work with nothing.
+  platform::storage_write("state-unreadable", text);
+  app.notices.push_back("Saved progress could not be read (" + why +
+                        "); a copy was kept as 'state-unreadable' and the lab started fresh.");
 }
 
 }  // namespace
@@ -49,9 +92,9 @@ void lab_init(LabApp& app, const std::string& lesson_dir) {
     app.set = attn::load_lessons(read, &dir);
   }
   record_errors(app, app.set.errors);
-  app.lesson = 0;
-  app.step = 0;
+  restore_saved_state(app);
   enter_step(app);
+  lab_follow_link(app, platform::url_fragment());
 }
 
 bool lab_load_lesson_text(LabApp& app, const std::string& file, const std::string& text) {
@@ -61,25 +104,46 @@ bool lab_load_lesson_text(LabApp& app, const std::string& file, const std::strin
     record_errors(app, errors);
     return false;
   }
-  for (auto& l : app.set.lessons) {
-    if (l.id == lesson.id) {
-      l = std::move(lesson);
-      enter_step(app);
-      return true;
-    }
-  }
-  app.set.lessons.push_back(std::move(lesson));
-  if (app.set.lessons.size() == 1) enter_step(app);
+  bool replaced = false;
+  for (auto& l : app.set.lessons)
+    if (l.id == lesson.id) l = lesson, replaced = true;
+  if (!replaced) app.set.lessons.push_back(std::move(lesson));
+  enter_step(app);
   return true;
+}
+
+void lab_follow_link(LabApp& app, const std::string& fragment) {
+  if (fragment.empty()) return;
+  attn::ParsedLink link;
+  std::string why;
+  if (!attn::parse_link(fragment, &link, &why)) {
+    app.notices.push_back("The link was ignored: " + why + ".");
+    return;
+  }
+  if (link.lesson.empty()) return;
+  if (!lab_goto(app, link.lesson, link.step)) {
+    app.notices.push_back("The link was ignored: it names a lesson step that does not exist.");
+    return;
+  }
+  if (!link.has_edits) return;
+  const attn::DemoInputs before = app.inputs;
+  app.inputs = attn::inputs_with_edits(*current_step(app), &link.edits);
+  size_t applied = 0;
+  for (const auto& [name, m] : link.edits.mats)
+    if (app.inputs.mats.count(name) && app.inputs.mats.at(name) == m) ++applied;
+  if (applied != link.edits.mats.size())
+    app.notices.push_back("Some values in the link do not fit this step and were ignored.");
+  remember_edits(app);
+  recompute(app);
 }
 
 // ---------------------------------------------------------------- 2 navigation and edits
 bool lab_goto(LabApp& app, const std::string& lesson_id, int step) {
-  for (size_t i = 0; i < app.set.lessons.size(); ++i) {
-    if (app.set.lessons[i].id != lesson_id) continue;
-    if (step < 0 || step >= int(app.set.lessons[i].steps.size())) return false;
-    app.lesson = int(i);
-    app.step = step;
+  for (const auto& l : app.set.lessons) {
+    if (l.id != lesson_id) continue;
+    if (step < 0 || step >= int(l.steps.size())) return false;
+    app.state.lesson = lesson_id;
+    app.state.step = step;
     enter_step(app);
     return true;
   }
@@ -88,74 +152,200 @@ bool lab_goto(LabApp& app, const std::string& lesson_id, int step) {
 
 void lab_step_by(LabApp& app, int delta) {
   if (app.set.lessons.empty()) return;
-  const int n = int(app.set.lessons[size_t(app.lesson)].steps.size());
-  const int next = app.step + delta;
-  if (next < 0 || next >= n) return;
-  app.step = next;
-  enter_step(app);
+  const int next = app.state.step + delta;
+  if (next < 0 || next >= int(app.set.lessons[size_t(app.lesson)].steps.size())) return;
+  lab_goto(app, app.state.lesson, next);
 }
 
 void lab_apply_edit(LabApp& app, const ui::CellEdit& e) {
   auto it = app.inputs.mats.find(e.name);
   if (it == app.inputs.mats.end() || e.row < 0 || e.col < 0 || e.row >= it->second.rows() ||
-      e.col >= it->second.cols())
+      e.col >= it->second.cols() || !std::isfinite(e.value))
     return;
   it->second(e.row, e.col) = e.value;
+  remember_edits(app);
   recompute(app);
 }
 
-// ---------------------------------------------------------------- 3 the frame
+void lab_set_setting(LabApp& app, const std::string& name, const std::string& value) {
+  app.inputs.settings[name] = value;
+  remember_edits(app);
+  recompute(app);
+}
+
+void lab_reset_step(LabApp& app) {
+  app.state.edits.erase(current_key(app));
+  enter_step(app);
+}
+
+void lab_set_language(LabApp& app, const std::string& lang) {
+  if (lang != "en" && lang != "zh") return;
+  app.state.lang = lang;
+  app.dirty = true;
+  platform::page_event("step", attn::json::write(lab_prose_json(app)));
+}
+
+// ---------------------------------------------------------------- 3 saving and links
+void lab_save(LabApp& app, double min_interval_ms) {
+  const double now = platform::now_ms();
+  if (!app.dirty || now - app.saved_at_ms < min_interval_ms) return;
+  if (platform::storage_write("state", attn::json::write(attn::lab_state_to_json(app.state)))) app.dirty = false;
+  app.saved_at_ms = now;
+}
+
+std::string lab_share_link(LabApp& app) {
+  auto it = app.state.edits.find(current_key(app));
+  const std::string link =
+      attn::make_link(app.state.lesson, app.state.step, it == app.state.edits.end() ? nullptr : &it->second);
+  platform::set_url_fragment(link);
+  platform::copy_to_clipboard(link);
+  return link;
+}
+
+std::string lab_all_text(const LabApp& app) {
+  std::string all;
+  for (const auto& l : app.set.lessons) {
+    for (const auto& [lang, t] : l.title.by_lang) all += t;
+    for (const auto& s : l.steps) {
+      for (const auto& [lang, t] : s.title.by_lang) all += t;
+      for (const auto& [lang, t] : s.text.by_lang) all += t;
+      for (const auto& [name, v] : s.params) all += v.text;
+    }
+  }
+  return all;
+}
+
+// ---------------------------------------------------------------- 4 the frame
+namespace {
+
+void sidebar(LabApp& app) {
+  const std::string& lang = app.state.lang;
+  ImGui::SetWindowFontScale(1.2f);
+  ImGui::TextUnformatted(ui::text::app_name.get(lang));
+  ImGui::SetWindowFontScale(1.0f);
+  ImGui::SameLine(ImGui::GetContentRegionAvail().x - 60.0f + ImGui::GetCursorPosX());
+  if (ImGui::SmallButton(ui::text::language.get(lang))) lab_set_language(app, lang == "zh" ? "en" : "zh");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", ui::text::language_tip.get(lang));
+  ui::widgets_record_last("lang:toggle", "button");
+  ImGui::Separator();
+  std::vector<float> progress;
+  for (const auto& l : app.set.lessons) {
+    auto it = app.state.furthest.find(l.id);
+    progress.push_back(it == app.state.furthest.end() ? 0.0f : float(it->second + 1) / float(l.steps.size()));
+  }
+  const int picked = ui::lesson_list({&app.set.lessons, app.lesson, lang, progress});
+  if (picked >= 0 && picked != app.lesson) {
+    auto it = app.state.furthest.find(app.set.lessons[size_t(picked)].id);
+    (void)it;
+    lab_goto(app, app.set.lessons[size_t(picked)].id, 0);
+  }
+  ImGui::SetCursorPosY(ImGui::GetWindowHeight() - ImGui::GetTextLineHeightWithSpacing() * 3.2f);
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextDisabled("%s", ui::text::keys_help.get(lang));
+  ImGui::PopTextWrapPos();
+}
+
+void notices(LabApp& app) {
+  if (app.notices.empty()) return;
+  ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0.93f, 0.96f, 1.0f, 1.0f));
+  const float h = ImGui::GetTextLineHeightWithSpacing() * float(app.notices.size()) + ImGui::GetFrameHeight() +
+                  2.0f * ImGui::GetStyle().WindowPadding.y;
+  ImGui::BeginChild("##notices", ImVec2(0, h), true);
+  for (const auto& n : app.notices) ImGui::TextWrapped("%s", n.c_str());
+  if (ImGui::SmallButton(ui::text::dismiss.get(app.state.lang))) app.notices.clear();
+  ui::widgets_record_last("notice:dismiss", "button");
+  ImGui::EndChild();
+  ImGui::PopStyleColor();
+}
+
+// Back, step counter, Next, then the step's own actions on the right.
+void toolbar(LabApp& app, const attn::Lesson& lesson, ui::Nav& nav) {
+  const std::string& lang = app.state.lang;
+  nav = ui::step_navigation({&lesson, app.state.step, lang});
+  ImGui::SameLine(0.0f, 24.0f);
+  const bool edited = app.state.edits.count(current_key(app)) > 0;
+  ImGui::BeginDisabled(!edited);
+  if (ImGui::Button(ui::text::reset_step.get(lang))) lab_reset_step(app);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", ui::text::reset_tip.get(lang));
+  if (edited) ui::widgets_record_last("step:reset", "button");
+  ImGui::SameLine();
+  if (ImGui::Button(ui::text::share.get(lang))) {
+    app.notices.clear();
+    app.notices.push_back(std::string(ui::text::link_copied.get(lang)) + "#" + lab_share_link(app));
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", ui::text::share_tip.get(lang));
+  ui::widgets_record_last("step:share", "button");
+}
+
+void keyboard(LabApp& app, ui::Nav& nav) {
+  // Shortcuts only when no widget has the keyboard (typing a number, tweaking a value).
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput || ImGui::IsAnyItemActive()) return;
+  if (platform::key_presses(platform::Key::right) > 0) nav = ui::Nav::next;
+  if (platform::key_presses(platform::Key::left) > 0) nav = ui::Nav::back;
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)) && !app.notices.empty()) app.notices.clear();
+  for (const char c : {'r', 'l'}) {
+    if (!io.KeyCtrl && !io.KeyAlt && io.InputQueueCharacters.contains(ImWchar(c))) {
+      if (c == 'r') lab_reset_step(app);
+      if (c == 'l') lab_set_language(app, app.state.lang == "zh" ? "en" : "zh");
+    }
+  }
+}
+
+}  // namespace
+
 bool lab_frame(void* user) {
   LabApp& app = *static_cast<LabApp*>(user);
   ui::widgets_begin_frame();
-  ImGuiIO& io = ImGui::GetIO();
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  const float sidebar_w = 260.0f;
+  const float sidebar_w = 270.0f;
   const ImGuiWindowFlags fixed = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
                                  ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoBringToFrontOnFocus;
 
   ImGui::SetNextWindowPos(vp->WorkPos);
   ImGui::SetNextWindowSize(ImVec2(sidebar_w, vp->WorkSize.y));
   ImGui::Begin("Lessons", nullptr, fixed);
-  ImGui::SetWindowFontScale(1.2f);
-  ImGui::TextUnformatted("Attention Lab");
-  ImGui::SetWindowFontScale(1.0f);
-  ImGui::Separator();
-  const int picked = ui::lesson_list({&app.set.lessons, app.lesson, app.lang});
-  if (picked >= 0 && picked != app.lesson) lab_goto(app, app.set.lessons[size_t(picked)].id, 0);
+  sidebar(app);
   ImGui::End();
 
   ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + sidebar_w, vp->WorkPos.y));
   ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x - sidebar_w, vp->WorkSize.y));
   ImGui::Begin("Lesson", nullptr, fixed);
-  ui::error_panel(app.errors);
-  if (!app.set.lessons.empty()) {
+  ui::error_panel(app.errors, app.state.lang);
+  notices(app);
+  ui::Nav nav = ui::Nav::none;
+  if (const attn::LessonStep* step = current_step(app)) {
     const attn::Lesson& lesson = app.set.lessons[size_t(app.lesson)];
-    const attn::LessonStep& step = lesson.steps[size_t(app.step)];
-    const ui::StepView sv{&lesson, app.step, app.lang};
-    ui::Nav nav = ui::step_navigation(sv);
+    toolbar(app, lesson, nav);
     ImGui::Separator();
-    ui::step_header(sv);
+    ui::step_header({&lesson, app.state.step, app.state.lang, !platform::running_in_browser()});
     ImGui::Spacing();
-    if (step.demo == "qkv_basic") {
-      if (auto e = ui::qkv_demo({&app.inputs, &app.outputs})) lab_apply_edit(app, *e);
+    if (!step->demo.empty()) {
+      // (ui helper, to try demo_view: the lead owns this block; randomise / reset are not wired yet)
+      if (auto e = ui::demo_view({&app.inputs, &app.outputs, app.state.lang, {}})) {
+        using K = ui::DemoEdit::Kind;
+        if (e->kind == K::cell) lab_apply_edit(app, {e->name, e->row, e->col, e->value});
+        if (e->kind == K::point) {
+          lab_apply_edit(app, {e->name, e->row, 0, e->value});
+          lab_apply_edit(app, {e->name, e->row, 1, e->value2});
+        }
+        if (e->kind == K::setting) lab_set_setting(app, e->name, e->text);
+      }
     }
-    // Arrow keys step through the lesson unless a text field has the keyboard.
-    if (!io.WantTextInput && !ImGui::IsAnyItemActive()) {
-      if (platform::key_presses(platform::Key::right) > 0) nav = ui::Nav::next;
-      if (platform::key_presses(platform::Key::left) > 0) nav = ui::Nav::back;
-    }
-    if (nav == ui::Nav::next) lab_step_by(app, +1);
-    if (nav == ui::Nav::back) lab_step_by(app, -1);
+    keyboard(app, nav);
   } else {
-    ImGui::TextWrapped("No lesson could be loaded.");
+    ImGui::TextWrapped("%s", ui::text::no_lessons.get(app.state.lang));
   }
+  if (nav == ui::Nav::next) lab_step_by(app, +1);
+  if (nav == ui::Nav::back) lab_step_by(app, -1);
   ImGui::End();
-  ++app.frames;
+  lab_save(app);
+  if (++app.frames == 1) platform::page_event("firstFrame", "{}");
   return true;
 }
 
-// ---------------------------------------------------------------- 4 JSON views
+// ---------------------------------------------------------------- 5 JSON views
 using attn::json::Value;
 
 Value lab_lessons_json(const LabApp& app) {
@@ -163,8 +353,10 @@ Value lab_lessons_json(const LabApp& app) {
   for (const auto& l : app.set.lessons) {
     Value o = Value::object();
     o.set("id", l.id);
-    o.set("title", l.title.get(app.lang));
+    o.set("title", l.title.get(app.state.lang));
     o.set("steps", int(l.steps.size()));
+    auto it = app.state.furthest.find(l.id);
+    o.set("furthest", it == app.state.furthest.end() ? -1 : it->second);
     list.push(std::move(o));
   }
   return list;
@@ -172,22 +364,28 @@ Value lab_lessons_json(const LabApp& app) {
 
 Value lab_state_json(const LabApp& app) {
   Value s = Value::object();
-  if (app.set.lessons.empty()) return s;
-  const attn::Lesson& lesson = app.set.lessons[size_t(app.lesson)];
-  const attn::LessonStep& step = lesson.steps[size_t(app.step)];
-  s.set("lesson", lesson.id);
-  s.set("step", app.step);
-  s.set("stepId", step.id);
-  s.set("stepCount", int(lesson.steps.size()));
-  s.set("lang", app.lang);
-  s.set("demo", step.demo);
+  const attn::LessonStep* step = current_step(app);
+  if (!step) return s;
+  s.set("lesson", app.state.lesson);
+  s.set("step", app.state.step);
+  s.set("stepId", step->id);
+  s.set("stepCount", int(app.set.lessons[size_t(app.lesson)].steps.size()));
+  s.set("lang", app.state.lang);
+  s.set("demo", step->demo);
   Value values = Value::object();
   for (const auto& [name, m] : app.inputs.mats) values.set(name, attn::to_json(m));
   s.set("values", std::move(values));
+  Value settings = Value::object();
+  for (const auto& [name, v] : app.inputs.settings) settings.set(name, v);
+  s.set("settings", std::move(settings));
   Value outputs = Value::object();
   for (const auto& [name, m] : app.outputs.mats) outputs.set(name, attn::to_json(m));
   s.set("outputs", std::move(outputs));
   if (!app.outputs.error.empty()) s.set("computeError", app.outputs.error);
+  s.set("edited", app.state.edits.count(current_key(app)) > 0);
+  Value notes = Value::array();
+  for (const auto& n : app.notices) notes.push(n);
+  s.set("notices", std::move(notes));
   s.set("computeMs", app.compute_ms);
   s.set("frames", double(app.frames));
   return s;
@@ -214,4 +412,55 @@ Value lab_errors_json(const LabApp& app) {
   Value list = Value::array();
   for (const auto& e : app.errors) list.push(e);
   return list;
+}
+
+// The current step's words, for the page's readable copy beside the canvas.
+Value lab_prose_json(const LabApp& app) {
+  Value o = Value::object();
+  const attn::LessonStep* step = current_step(app);
+  if (!step) return o;
+  const std::string& lang = app.state.lang;
+  const attn::Lesson& lesson = app.set.lessons[size_t(app.lesson)];
+  o.set("lang", lang);
+  o.set("lesson", lesson.title.get(lang));
+  o.set("title", step->title.get(lang));
+  o.set("text", step->text.get(lang));
+  o.set("step", app.state.step + 1);
+  o.set("steps", int(lesson.steps.size()));
+  return o;
+}
+
+std::string lab_page_query(const std::string& name, const std::string& arg, void* user) {
+  LabApp& app = *static_cast<LabApp*>(user);
+  Value answer;
+  if (name == "lessons") answer = lab_lessons_json(app);
+  else if (name == "state") answer = lab_state_json(app);
+  else if (name == "widgets") answer = lab_widgets_json();
+  else if (name == "errors") answer = lab_errors_json(app);
+  else if (name == "prose") answer = lab_prose_json(app);
+  else if (name == "goto" || name == "loadLesson" || name == "language" || name == "link" || name == "share") {
+    const attn::json::ParseResult r = attn::json::parse(arg);
+    const Value* a = r.ok ? &r.value : nullptr;
+    auto str = [&](const char* key) {
+      const Value* v = a ? a->find(key) : nullptr;
+      return v && v->is_string() ? v->as_string() : std::string();
+    };
+    if (name == "goto") {
+      const Value* step = a ? a->find("step") : nullptr;
+      answer = lab_goto(app, str("lesson"), step && step->is_number() ? int(step->as_number()) : -1);
+    } else if (name == "loadLesson") {
+      answer = lab_load_lesson_text(app, str("file"), str("text"));
+    } else if (name == "language") {
+      lab_set_language(app, str("lang"));
+      answer = app.state.lang;
+    } else if (name == "link") {
+      lab_follow_link(app, str("fragment"));
+      answer = true;
+    } else {
+      answer = lab_share_link(app);
+    }
+  } else {
+    answer = "unknown question";
+  }
+  return attn::json::write(answer);
 }

@@ -1,6 +1,6 @@
-// lab_app.h: the running lab: loaded lessons, where the learner is, their current
-// values and the outputs computed from them. One value; the UI reads it, and every
-// change goes through the lab_* functions below.
+// lab_app.h: the running lab: the loaded lessons, the learner's state (saved and
+// restored), their current values and the outputs computed from them. The UI reads
+// it; every change goes through the lab_* functions below.
 #pragma once
 
 #include <string>
@@ -8,39 +8,59 @@
 
 #include "core/demos.h"
 #include "core/json.h"
+#include "core/lab_state.h"
 #include "core/lesson.h"
 #include "ui/panels.h"
 
 struct LabApp {
   attn::LessonSet set;
-  int lesson = 0;
-  int step = 0;
-  std::string lang = "en";
-  attn::DemoInputs inputs;    // the learner's current values for this step
-  attn::DemoOutputs outputs;  // recomputed from inputs every frame
-  std::vector<std::string> errors;  // reported to the learner and to errors()
+  attn::LabState state;       // what is saved: language, place, progress, edits
+  int lesson = 0;             // index of state.lesson in set.lessons
+  attn::DemoInputs inputs;    // the learner's current values on this step
+  attn::DemoOutputs outputs;  // recomputed whenever inputs change
+  std::vector<std::string> errors;   // problems: shown in the error panel, and by errors()
+  std::vector<std::string> notices;  // information (a link was ignored, a link was copied)
   double compute_ms = 0.0;    // last demo compute time
   long frames = 0;
+  bool dirty = false;         // state changed since it was last saved
+  double saved_at_ms = 0.0;
 };
 
 // Loads the embedded lessons (or, when lesson_dir is set, the files there, so
-// authors see edits without rebuilding). Load errors go to app.errors.
+// authors see edits without rebuilding), restores saved state, then follows the
+// page's link if it names a step. Problems go to errors / notices.
 void lab_init(LabApp& app, const std::string& lesson_dir = "");
 
 // Adds or replaces one lesson from text at run time (used by tests and authors).
 // Returns false and records the problems in app.errors when it does not load.
 bool lab_load_lesson_text(LabApp& app, const std::string& file, const std::string& text);
 
-// Moves to a lesson (by id) and step; returns false when either does not exist.
+// Follows a link fragment ("lesson/step[/v1.values]"); bad links leave a notice.
+void lab_follow_link(LabApp& app, const std::string& fragment);
+
+// Navigation and edits. Each keeps app.state, the link and the outputs in step.
 bool lab_goto(LabApp& app, const std::string& lesson_id, int step);
 void lab_step_by(LabApp& app, int delta);
 void lab_apply_edit(LabApp& app, const ui::CellEdit& edit);
+void lab_set_setting(LabApp& app, const std::string& name, const std::string& value);
+void lab_reset_step(LabApp& app);
+void lab_set_language(LabApp& app, const std::string& lang);
+std::string lab_share_link(LabApp& app);  // also copies it to the clipboard
+
+// Writes the state to storage if it changed (at most every `min_interval_ms`).
+void lab_save(LabApp& app, double min_interval_ms = 250.0);
+
+// Every character of lesson text, for the CJK font's glyph list.
+std::string lab_all_text(const LabApp& app);
 
 // Draws one frame of the whole interface (called by the platform loop).
 bool lab_frame(void* app);
 
-// JSON views of the lab for tests and tools.
+// JSON views of the lab for the page's test hook and tools.
 attn::json::Value lab_lessons_json(const LabApp& app);
 attn::json::Value lab_state_json(const LabApp& app);
 attn::json::Value lab_widgets_json();
 attn::json::Value lab_errors_json(const LabApp& app);
+attn::json::Value lab_prose_json(const LabApp& app);
+// Answers window.attnlab's questions (see platform::set_page_query_handler).
+std::string lab_page_query(const std::string& name, const std::string& arg, void* app);

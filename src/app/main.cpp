@@ -1,32 +1,28 @@
 // main.cpp: starts the lab, natively (attnlab-desktop) or in the page.
 //
-//   attnlab-desktop [--lessons DIR]   read lessons from DIR instead of the
-//                                     embedded copy (for lesson authors)
+//   attnlab-desktop [--lessons DIR] [--goto LESSON:STEP]
+//     --lessons DIR      read lessons from DIR instead of the embedded copy
+//     --goto LESSON:STEP open that lesson step (1-based), e.g. first-look:2
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "app/lab_app.h"
-#include "app/web_hook.h"
 #include "platform/platform.h"
 
 namespace {
 LabApp g_app;  // the one lab value; lives for the whole program
-
-bool frame(void* user) {
-  const bool keep = lab_frame(user);
-  web_hook_after_frame(g_app);
-  return keep;
-}
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string lesson_dir;
+  std::string lesson_dir, go;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--lessons") && i + 1 < argc) {
       lesson_dir = argv[++i];
+    } else if (!std::strcmp(argv[i], "--goto") && i + 1 < argc) {
+      go = argv[++i];
     } else if (!std::strcmp(argv[i], "--help")) {
-      std::printf("usage: attnlab-desktop [--lessons DIR]\n");
+      std::printf("usage: attnlab-desktop [--lessons DIR] [--goto LESSON:STEP]\n");
       return 0;
     } else {
       std::fprintf(stderr, "attnlab-desktop: unknown argument '%s' (try --help)\n", argv[i]);
@@ -35,15 +31,22 @@ int main(int argc, char** argv) {
   }
   platform::Desc desc;
   desc.font_path = LAB_UI_FONT;
+  desc.cjk_font_path = LAB_CJK_FONT;
+  desc.cjk_glyphs_path = LAB_CJK_TEXT;
   const std::string err = platform::init(desc);
   if (!err.empty()) {
     std::fprintf(stderr, "attnlab: %s\n", err.c_str());
-    web_hook_fatal(err);
+    platform::page_event("fatal", attn::json::quote(err));
     return 1;
   }
   ui::apply_theme();
   lab_init(g_app, lesson_dir);
-  web_hook_install(g_app);
-  platform::run(frame, &g_app);
+  if (!go.empty()) {
+    const size_t colon = go.find(':');
+    const std::string fragment = go.substr(0, colon) + (colon == std::string::npos ? "" : "/" + go.substr(colon + 1));
+    lab_follow_link(g_app, fragment);
+  }
+  platform::set_page_query_handler(lab_page_query, &g_app);
+  platform::run(lab_frame, &g_app);
   return 0;
 }

@@ -1,15 +1,72 @@
-// demos.cpp: the demo registry. Sections: 1 shared checks, 2 qkv_basic, 3 registry.
+// demos.cpp: the demo registry and what every demo shares. The demos themselves
+// live in demos_basics.cpp (A1-A6), demos_kinds.cpp (B1-B3), demos_deep.cpp (D1-D5).
+//
+// Sections: 1 spec shorthands, 2 reading inputs and shape checks, 3 formatting,
+// 4 panel builders, 5 the registry and validation of settings, 6 public API.
 #include "core/demos.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
-#include "core/attention.h"
+#include "core/demos_internal.h"
 
 namespace attn {
-namespace {
+namespace demo_impl {
 
-// ---------------------------------------------------------------- 1 shared checks
-std::vector<std::string> split_tokens(const std::string& s) {
+// ---------------------------------------------------------------- 1 spec shorthands
+ParamSpec tokens_param() {
+  ParamSpec p;
+  p.name = "tokens";
+  p.kind = ParamSpec::Kind::tokens;
+  return p;
+}
+ParamSpec matrix_param(const std::string& name, bool required) {
+  ParamSpec p;
+  p.name = name;
+  p.kind = ParamSpec::Kind::matrix;
+  p.required = required;
+  return p;
+}
+ParamSpec labels_param(const std::string& name, const std::string& fallback) {
+  ParamSpec p;
+  p.name = name;
+  p.kind = ParamSpec::Kind::labels;
+  p.required = fallback.empty();
+  p.fallback = fallback;
+  return p;
+}
+ParamSpec text_param(const std::string& name, const std::string& fallback) {
+  ParamSpec p;
+  p.name = name;
+  p.kind = ParamSpec::Kind::text;
+  p.required = fallback.empty();
+  p.fallback = fallback;
+  return p;
+}
+ParamSpec choice_param(const std::string& name, std::vector<std::string> options, const std::string& fallback) {
+  ParamSpec p;
+  p.name = name;
+  p.kind = ParamSpec::Kind::choice;
+  p.options = std::move(options);
+  p.required = fallback.empty();
+  p.fallback = fallback;
+  return p;
+}
+ParamSpec number_param(const std::string& name, float min, float max, bool integer, const std::string& fallback) {
+  ParamSpec p;
+  p.name = name;
+  p.kind = ParamSpec::Kind::number;
+  p.min = min;
+  p.max = max;
+  p.integer = integer;
+  p.required = fallback.empty();
+  p.fallback = fallback;
+  return p;
+}
+
+// ---------------------------------------------------------------- 2 reading inputs
+std::vector<std::string> split_labels(const std::string& s) {
   std::vector<std::string> out;
   size_t pos = 0;
   while (pos <= s.size()) {
@@ -24,96 +81,266 @@ std::vector<std::string> split_tokens(const std::string& s) {
   return out;
 }
 
-const LessonValue* need(const std::map<std::string, LessonValue>& p, const char* name, LessonValue::Kind kind,
-                        std::vector<DemoIssue>& issues) {
-  auto it = p.find(name);
-  if (it == p.end()) {
-    issues.push_back({0, std::string("missing parameter '") + name + "'"});
-    return nullptr;
-  }
-  if (it->second.kind != kind) {
-    const char* what = kind == LessonValue::Kind::matrix ? "a matrix like [[1, 0], [0, 1]]"
-                       : kind == LessonValue::Kind::number ? "a number" : "text";
-    issues.push_back({it->second.line, std::string("'") + name + "' must be " + what});
-    return nullptr;
-  }
-  return &it->second;
+const std::string& setting(const DemoInputs& in, const std::string& name) {
+  static const std::string empty;
+  auto it = in.settings.find(name);
+  return it == in.settings.end() ? empty : it->second;
 }
 
-void only_known(const std::map<std::string, LessonValue>& p, const std::vector<std::string>& known,
-                std::vector<DemoIssue>& issues) {
-  for (const auto& [name, v] : p) {
-    bool ok = false;
-    for (const auto& k : known) ok = ok || k == name;
-    if (!ok) issues.push_back({v.line, "unknown parameter '" + name + "' for this demo"});
-  }
+float setting_number(const DemoInputs& in, const std::string& name) {
+  return float(std::strtod(setting(in, name).c_str(), nullptr));
 }
 
-bool all_finite(const Mat& m) { return m.allFinite(); }
-
-// ---------------------------------------------------------------- 2 qkv_basic
-// Self-attention with the numbers laid bare: each token i has a query q_i, a key
-// k_i and a value v_i; scores s_ij = score(q_i, k_j), weights = softmax by row,
-// output b_i = sum_j w_ij v_j.
-std::vector<DemoIssue> check_qkv_basic(const std::map<std::string, LessonValue>& p) {
-  std::vector<DemoIssue> issues;
-  only_known(p, {"tokens", "q", "k", "v", "score"}, issues);
-  const LessonValue* tokens = need(p, "tokens", LessonValue::Kind::text, issues);
-  const LessonValue* q = need(p, "q", LessonValue::Kind::matrix, issues);
-  const LessonValue* k = need(p, "k", LessonValue::Kind::matrix, issues);
-  const LessonValue* v = need(p, "v", LessonValue::Kind::matrix, issues);
-  if (!issues.empty()) return issues;
-  const auto n = Eigen::Index(split_tokens(tokens->text).size());
-  if (q->matrix.rows() != n) issues.push_back({q->line, "'q' needs one row per token (" + std::to_string(n) + ")"});
-  if (k->matrix.rows() != n) issues.push_back({k->line, "'k' needs one row per token (" + std::to_string(n) + ")"});
-  if (v->matrix.rows() != n) issues.push_back({v->line, "'v' needs one row per token (" + std::to_string(n) + ")"});
-  if (k->matrix.cols() != q->matrix.cols())
-    issues.push_back({k->line, "'k' must have as many columns as 'q' (" + std::to_string(q->matrix.cols()) + ")"});
-  if (auto it = p.find("score"); it != p.end()) {
-    ScoreKind kind;
-    if (!parse_score_kind(it->second.text, &kind) || (kind != ScoreKind::dot && kind != ScoreKind::scaled_dot &&
-                                                      kind != ScoreKind::cosine))
-      issues.push_back({it->second.line, "'score' must be dot, scaled_dot or cosine"});
-  }
-  return issues;
+int setting_int(const DemoInputs& in, const std::string& name) {
+  return int(std::lround(setting_number(in, name)));
 }
 
-DemoOutputs run_qkv_basic(const DemoInputs& in) {
-  DemoOutputs out;
-  const Mat& Q = in.mats.at("q");
-  const Mat& K = in.mats.at("k");
-  const Mat& V = in.mats.at("v");
-  if (!all_finite(Q) || !all_finite(K) || !all_finite(V)) {
-    out.error = "a value is not a finite number";
-    return out;
+std::vector<std::string> setting_labels(const DemoInputs& in, const std::string& name) {
+  return split_labels(setting(in, name));
+}
+
+bool has_mat(const DemoInputs& in, const std::string& name) { return in.mats.count(name) > 0; }
+
+void need_rows(const DemoInputs& in, const std::string& name, Eigen::Index rows, const std::string& why,
+               std::vector<Problem>& problems) {
+  auto it = in.mats.find(name);
+  if (it != in.mats.end() && it->second.rows() != rows)
+    problems.push_back({name, "'" + name + "' needs " + std::to_string(rows) + " row" + (rows == 1 ? "" : "s") +
+                                  " (" + why + "), not " + std::to_string(it->second.rows())});
+}
+
+void need_cols(const DemoInputs& in, const std::string& name, Eigen::Index cols, const std::string& why,
+               std::vector<Problem>& problems) {
+  auto it = in.mats.find(name);
+  if (it != in.mats.end() && it->second.cols() != cols)
+    problems.push_back({name, "'" + name + "' needs " + std::to_string(cols) + " column" +
+                                  (cols == 1 ? "" : "s") + " (" + why + "), not " +
+                                  std::to_string(it->second.cols())});
+}
+
+void need_max_size(const DemoInputs& in, const std::string& name, Eigen::Index rows, Eigen::Index cols,
+                   std::vector<Problem>& problems) {
+  auto it = in.mats.find(name);
+  if (it != in.mats.end() && (it->second.rows() > rows || it->second.cols() > cols))
+    problems.push_back({name, "'" + name + "' may be at most " + std::to_string(rows) + " x " +
+                                  std::to_string(cols) + " in this demo"});
+}
+
+void need_labels(const std::vector<std::string>& labels, const std::string& param, size_t min, size_t max,
+                 std::vector<Problem>& problems) {
+  if (labels.size() < min || labels.size() > max)
+    problems.push_back({param, "'" + param + "' needs " + std::to_string(min) + " to " + std::to_string(max) +
+                                   " labels separated by '|', not " + std::to_string(labels.size())});
+  for (const auto& l : labels)
+    if (l.empty()) {
+      problems.push_back({param, "'" + param + "' has an empty label"});
+      break;
+    }
+}
+
+// ---------------------------------------------------------------- 3 formatting
+LocalText tr(const std::string& en, const std::string& zh) {
+  LocalText t;
+  t.by_lang["en"] = en;
+  t.by_lang["zh"] = zh;
+  return t;
+}
+
+std::string fmt(float v, int decimals) {
+  char buf[64];
+  if (std::abs(v) < 0.5f * std::pow(10.0f, float(-decimals))) v = 0.0f;  // no "-0.00"
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, double(v));
+  return buf;
+}
+
+std::string fmt_row(const Mat& m, Eigen::Index r, int decimals) {
+  std::string s = "[";
+  for (Eigen::Index c = 0; c < m.cols(); ++c) s += (c ? ", " : "") + fmt(m(r, c), decimals);
+  return s + "]";
+}
+
+std::string fmt_shape(std::initializer_list<Eigen::Index> dims) {
+  std::string s = "(";
+  bool first = true;
+  for (Eigen::Index d : dims) {
+    s += (first ? "" : ", ") + std::to_string(d);
+    first = false;
   }
-  AttentionDesc desc;
-  desc.score = ScoreKind::dot;
-  if (auto it = in.settings.find("score"); it != in.settings.end()) parse_score_kind(it->second, &desc.score);
-  AttentionResult r = attention_forward(Q, K, V, desc, {});
-  if (!r.ok()) {
-    out.error = r.error;
-    return out;
-  }
-  out.mats["scores"] = std::move(r.scores);    // (n, n)
-  out.mats["weights"] = std::move(r.weights);  // (n, n)
-  out.mats["output"] = std::move(r.output);    // (n, d_v)
-  out.warnings = std::move(r.warnings);
+  return s + ")";
+}
+
+std::vector<std::string> dim_labels(Eigen::Index n, const char* prefix) {
+  std::vector<std::string> out;
+  for (Eigen::Index i = 0; i < n; ++i) out.push_back(prefix + std::to_string(i + 1));
   return out;
 }
 
-// ---------------------------------------------------------------- 3 registry
-struct DemoEntry {
-  const char* name;
-  std::vector<DemoIssue> (*check)(const std::map<std::string, LessonValue>&);
-  DemoOutputs (*run)(const DemoInputs&);
-  std::vector<std::string> editable;
-};
+void add_line(std::string& text, const std::string& line) {
+  if (!text.empty()) text += "\n";
+  text += line;
+}
+
+void add_line(LocalText& text, const std::string& en, const std::string& zh) {
+  add_line(text.by_lang["en"], en);
+  add_line(text.by_lang["zh"], zh);
+}
+
+std::string weighted_sum_line(const std::string& out_name, const std::string& row_label, const Mat& weights,
+                              Eigen::Index r, const std::string& value_name,
+                              const std::vector<std::string>& value_labels, const Mat& output) {
+  std::string s = out_name + (row_label.empty() ? "" : "_" + row_label) + " =";
+  for (Eigen::Index j = 0; j < weights.cols(); ++j) {
+    const std::string label = size_t(j) < value_labels.size() ? value_labels[size_t(j)] : std::to_string(j + 1);
+    s += (j ? " + " : " ") + fmt(weights(r, j)) + "·" + value_name + "_" + label;
+  }
+  return s + " = " + fmt_row(output, r);
+}
+
+float row_entropy(const Mat& w, Eigen::Index r) {
+  double h = 0.0;
+  for (Eigen::Index c = 0; c < w.cols(); ++c)
+    if (w(r, c) > 0.0f) h -= double(w(r, c)) * std::log(double(w(r, c)));
+  return float(h);
+}
+
+Eigen::Index row_argmax(const Mat& m, Eigen::Index r) {
+  Eigen::Index best = 0;
+  for (Eigen::Index c = 1; c < m.cols(); ++c)
+    if (m(r, c) > m(r, best)) best = c;
+  return best;
+}
+
+// ---------------------------------------------------------------- 4 panel builders
+Panel editor_panel(const std::string& source, LocalText title, std::vector<std::string> rows,
+                   std::vector<std::string> cols) {
+  Panel p;
+  p.kind = Panel::Kind::editor;
+  p.id = "edit_" + source;
+  p.source = source;
+  p.title = std::move(title);
+  p.row_labels = std::move(rows);
+  p.col_labels = std::move(cols);
+  return p;
+}
+
+Panel heatmap_panel(const std::string& id, const std::string& source, LocalText title,
+                    std::vector<std::string> rows, std::vector<std::string> cols, bool unit_range) {
+  Panel p;
+  p.kind = Panel::Kind::heatmap;
+  p.id = id;
+  p.source = source;
+  p.title = std::move(title);
+  p.row_labels = std::move(rows);
+  p.col_labels = std::move(cols);
+  p.unit_range = unit_range;
+  return p;
+}
+
+Panel arrows_panel(const std::string& id, const std::string& source, LocalText title,
+                   std::vector<std::string> queries, std::vector<std::string> keys) {
+  Panel p;
+  p.kind = Panel::Kind::token_arrows;
+  p.id = id;
+  p.source = source;
+  p.title = std::move(title);
+  p.row_labels = std::move(queries);
+  p.col_labels = std::move(keys);
+  return p;
+}
+
+Panel vectors_panel(const std::string& id, const std::string& source, const std::string& source2,
+                    LocalText title, std::vector<std::string> source_labels,
+                    std::vector<std::string> source2_labels, LocalText text) {
+  Panel p;
+  p.kind = Panel::Kind::vector_plot;
+  p.id = id;
+  p.source = source;
+  p.source2 = source2;
+  p.title = std::move(title);
+  p.row_labels = std::move(source_labels);
+  p.series_labels = std::move(source2_labels);
+  p.text = std::move(text);
+  return p;
+}
+
+Panel lines_panel(const std::string& id, const std::string& source, const std::string& x_source,
+                  LocalText title, std::vector<std::string> series, LocalText axes) {
+  Panel p;
+  p.kind = Panel::Kind::line_plot;
+  p.id = id;
+  p.source = source;
+  p.x_source = x_source;
+  p.title = std::move(title);
+  p.series_labels = std::move(series);
+  p.text = std::move(axes);
+  return p;
+}
+
+Panel bars_panel(const std::string& id, const std::string& source, LocalText title,
+                 std::vector<std::string> groups, std::vector<std::string> bars) {
+  Panel p;
+  p.kind = Panel::Kind::bar_plot;
+  p.id = id;
+  p.source = source;
+  p.title = std::move(title);
+  p.row_labels = std::move(groups);
+  p.col_labels = std::move(bars);
+  return p;
+}
+
+Panel choice_panel(const std::string& setting, LocalText title, std::vector<std::string> options,
+                   std::vector<LocalText> option_labels) {
+  Panel p;
+  p.kind = Panel::Kind::choice;
+  p.id = "set_" + setting;
+  p.setting = setting;
+  p.title = std::move(title);
+  p.options = std::move(options);
+  p.option_labels = std::move(option_labels);
+  return p;
+}
+
+Panel slider_panel(const std::string& setting, LocalText title, float min, float max, float step) {
+  Panel p;
+  p.kind = Panel::Kind::slider;
+  p.id = "set_" + setting;
+  p.setting = setting;
+  p.title = std::move(title);
+  p.min = min;
+  p.max = max;
+  p.step = step;
+  return p;
+}
+
+Panel note_panel(const std::string& id, LocalText title, LocalText text) {
+  Panel p;
+  p.kind = Panel::Kind::note;
+  p.id = id;
+  p.title = std::move(title);
+  p.text = std::move(text);
+  return p;
+}
+
+Panel shapes_panel(const std::string& id, LocalText title, LocalText text) {
+  Panel p;
+  p.kind = Panel::Kind::shapes;
+  p.id = id;
+  p.title = std::move(title);
+  p.text = std::move(text);
+  return p;
+}
+
+// ---------------------------------------------------------------- 5 registry
+namespace {
 
 const std::vector<DemoEntry>& registry() {
-  static const std::vector<DemoEntry> r = {
-      {"qkv_basic", check_qkv_basic, run_qkv_basic, {"q", "k", "v"}},
-  };
+  static const std::vector<DemoEntry> r = [] {
+    std::vector<DemoEntry> all;
+    add_basic_demos(all);
+    add_kind_demos(all);
+    add_deep_demos(all);
+    return all;
+  }();
   return r;
 }
 
@@ -123,35 +350,163 @@ const DemoEntry* find(const std::string& name) {
   return nullptr;
 }
 
-}  // namespace
-
-std::vector<DemoIssue> check_demo_params(const std::string& demo, const std::map<std::string, LessonValue>& params) {
-  const DemoEntry* e = find(demo);
-  if (!e) return {{0, "unknown demo '" + demo + "'"}};
-  return e->check(params);
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
+  return s;
 }
 
-DemoInputs demo_defaults(const LessonStep& step) {
+// Checks one setting's text against its spec; "" = fine.
+std::string setting_problem(const ParamSpec& spec, const std::string& value) {
+  if (spec.kind == ParamSpec::Kind::choice) {
+    for (const auto& o : spec.options)
+      if (o == value) return "";
+    return "'" + spec.name + "' must be one of " + join(spec.options, ", ") + " (not '" + value + "')";
+  }
+  if (spec.kind == ParamSpec::Kind::number) {
+    char* end = nullptr;
+    const double d = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || !std::isfinite(d)) return "'" + spec.name + "' must be a number";
+    // A little slack: a slider may send its float end point back as text.
+    const double slack = 1e-6 * (1.0 + std::abs(double(spec.max)));
+    if (d < spec.min - slack || d > spec.max + slack)
+      return "'" + spec.name + "' must be between " + fmt(spec.min, spec.integer ? 0 : 2) + " and " +
+             fmt(spec.max, spec.integer ? 0 : 2);
+    if (spec.integer && std::abs(d - std::round(d)) > 1e-6) return "'" + spec.name + "' must be a whole number";
+  }
+  return "";
+}
+
+// The step's parameters as inputs, settings the step leaves out at their fallbacks.
+DemoInputs inputs_from(const DemoEntry* e, const std::map<std::string, LessonValue>& params) {
   DemoInputs in;
-  for (const auto& [name, v] : step.params) {
+  if (e)
+    for (const ParamSpec& spec : e->params)
+      if (spec.kind != ParamSpec::Kind::matrix && spec.kind != ParamSpec::Kind::tokens && !spec.fallback.empty())
+        in.settings[spec.name] = spec.fallback;
+  for (const auto& [name, v] : params) {
     if (v.kind == LessonValue::Kind::matrix) in.mats[name] = v.matrix;
-    else if (name == "tokens") in.tokens = split_tokens(v.text);
+    else if (name == "tokens") in.tokens = split_labels(v.text);
     else in.settings[name] = v.text;
   }
   return in;
 }
 
-DemoOutputs run_demo(const std::string& demo, const DemoInputs& in) {
+// Everything run_demo needs to be true before computing; "" = fine.
+std::string input_problem(const DemoEntry& e, const DemoInputs& in) {
+  for (const ParamSpec& spec : e.params) {
+    switch (spec.kind) {
+      case ParamSpec::Kind::tokens:
+        if (in.tokens.empty()) return "missing input 'tokens'";
+        break;
+      case ParamSpec::Kind::matrix: {
+        auto it = in.mats.find(spec.name);
+        if (it == in.mats.end()) {
+          if (spec.required) return "missing input '" + spec.name + "'";
+          break;
+        }
+        if (it->second.size() == 0) return "'" + spec.name + "' is empty";
+        if (!it->second.allFinite()) return "a value in '" + spec.name + "' is not a finite number";
+        break;
+      }
+      default: {
+        auto it = in.settings.find(spec.name);
+        if (it == in.settings.end()) {
+          if (spec.required) return "missing setting '" + spec.name + "'";
+          break;
+        }
+        std::string why = setting_problem(spec, it->second);
+        if (!why.empty()) return why;
+      }
+    }
+  }
+  std::vector<Problem> problems;
+  e.check(in, problems);
+  return problems.empty() ? "" : problems[0].message;
+}
+
+}  // namespace
+}  // namespace demo_impl
+
+// ---------------------------------------------------------------- 6 public API
+using namespace demo_impl;
+
+std::vector<DemoIssue> check_demo_params(const std::string& demo, const std::map<std::string, LessonValue>& params) {
   const DemoEntry* e = find(demo);
-  if (!e) return {{}, {}, "unknown demo '" + demo + "'"};
-  for (const auto& name : e->editable)
-    if (!in.mats.count(name)) return {{}, {}, "missing input '" + name + "'"};
-  return e->run(in);
+  if (!e) return {{0, "unknown demo '" + demo + "'"}};
+  std::vector<DemoIssue> issues;
+  for (const auto& [name, v] : params) {
+    bool known = false;
+    for (const ParamSpec& spec : e->params) known = known || spec.name == name;
+    if (!known) issues.push_back({v.line, "unknown parameter '" + name + "' for this demo"});
+  }
+  for (const ParamSpec& spec : e->params) {
+    auto it = params.find(spec.name);
+    if (it == params.end()) {
+      if (spec.required && spec.fallback.empty()) issues.push_back({0, "missing parameter '" + spec.name + "'"});
+      continue;
+    }
+    const LessonValue& v = it->second;
+    const bool want_matrix = spec.kind == ParamSpec::Kind::matrix;
+    if (want_matrix != (v.kind == LessonValue::Kind::matrix)) {
+      issues.push_back({v.line, "'" + spec.name + "' must be " +
+                                    (want_matrix ? "a matrix like [[1, 0], [0, 1]]"
+                                                 : spec.kind == ParamSpec::Kind::number ? "a number" : "text")});
+      continue;
+    }
+    std::string why = setting_problem(spec, v.text);
+    if (!why.empty()) issues.push_back({v.line, why});
+  }
+  if (!issues.empty()) return issues;
+  // Shapes and consistency, reported at the line of the parameter concerned.
+  std::vector<Problem> problems;
+  e->check(inputs_from(e, params), problems);
+  for (const Problem& p : problems) {
+    auto it = params.find(p.param);
+    issues.push_back({it == params.end() ? 0 : it->second.line, p.message});
+  }
+  return issues;
+}
+
+DemoInputs demo_defaults(const LessonStep& step) { return inputs_from(find(step.demo), step.params); }
+
+DemoOutputs run_demo(const std::string& demo, const DemoInputs& in) {
+  DemoOutputs out;
+  const DemoEntry* e = find(demo);
+  if (!e) {
+    out.error = "unknown demo '" + demo + "'";
+    return out;
+  }
+  // Settings the inputs leave out run at their fallbacks (e.g. an old share link).
+  DemoInputs full = in;
+  for (const ParamSpec& spec : e->params)
+    if (!spec.fallback.empty() && !full.settings.count(spec.name)) full.settings[spec.name] = spec.fallback;
+  out.error = input_problem(*e, full);
+  if (!out.error.empty()) return out;
+  return e->run(full);
 }
 
 std::vector<std::string> demo_editable(const std::string& demo) {
-  const DemoEntry* e = find(demo);
-  return e ? e->editable : std::vector<std::string>{};
+  std::vector<std::string> names;
+  if (const DemoEntry* e = find(demo))
+    for (const ParamSpec& spec : e->params)
+      if (spec.kind == ParamSpec::Kind::matrix) names.push_back(spec.name);
+  return names;
+}
+
+std::vector<std::string> demo_names() {
+  std::vector<std::string> names;
+  for (const auto& e : registry()) names.push_back(e.name);
+  return names;
+}
+
+std::map<std::string, std::string> demo_setting_defaults(const std::string& demo) {
+  std::map<std::string, std::string> out;
+  if (const DemoEntry* e = find(demo))
+    for (const ParamSpec& spec : e->params)
+      if (spec.kind != ParamSpec::Kind::matrix && spec.kind != ParamSpec::Kind::tokens)
+        out[spec.name] = spec.fallback;
+  return out;
 }
 
 }  // namespace attn

@@ -41,9 +41,12 @@ struct Panel {
                    // thickness and opacity are the weights in `source` (n_q, n_k)
     vector_plot,   // 2-D plane: rows of `source` as arrows from the origin (draggable when
                    // `source` is an input), rows of `source2` as arrows too (also draggable
-                   // when an input); `text` shows the computed angle / projection / dot product
+                   // when an input); `text` shows the computed angle / projection / dot product.
+                   // row_labels name the rows of `source`, series_labels the rows of `source2`
     line_plot,     // x values = row 0 of `x_source`, one line per row of `source`
-    bar_plot,      // one group of bars per row of `source`, one bar per column
+                   // (series_labels name the lines; `text` names the axes)
+    bar_plot,      // one group of bars per row of `source` (row_labels), one bar per
+                   // column (col_labels)
     choice,        // picks settings[`setting`] among `options` (radio buttons)
     slider,        // numeric settings[`setting`] in [min, max] with step `step` (0 = continuous)
     note,          // computed text (`text`), e.g. "each row sums to 1.000"
@@ -59,6 +62,8 @@ struct Panel {
   bool unit_range = false;  // heatmap: colour 0..1 (weights) rather than by magnitude
   std::string setting;      // choice / slider
   std::vector<std::string> options;
+  std::vector<LocalText> option_labels;  // choice: what to show for each option (same
+                                         // order; empty = show the option text itself)
   float min = 0.0f, max = 1.0f, step = 0.0f;
   LocalText text;           // note / shapes / vector_plot caption, already formatted
 };
@@ -78,5 +83,12 @@ DemoOutputs run_demo(const std::string& demo, const DemoInputs& in);
 
 // Names of the matrices a learner may edit in this demo, in display order.
 std::vector<std::string> demo_editable(const std::string& demo);
+
+// Every registered demo, in registry order (for tests and tools).
+std::vector<std::string> demo_names();
+
+// The settings (non-matrix parameters) a demo reads, with the value used when a
+// step does not give one ("" = required). demo_defaults already fills these in.
+std::map<std::string, std::string> demo_setting_defaults(const std::string& demo);
 
 }  // namespace attn

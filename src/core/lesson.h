@@ -13,6 +13,7 @@
 //   q: [[1, 0], [0, 1], [1, 1]]        <- matrices written as arrays of rows
 //   text:                              <- prose block: the indented lines below
 //     Each token has a query ...
+//   exercise: / quiz:                  <- a goal or a question (see exercise.h)
 //
 // Every problem is reported with the file and line, and a broken lesson never
 // stops the others from loading.
@@ -23,16 +24,11 @@
 #include <string_view>
 #include <vector>
 
+#include "core/exercise.h"
+#include "core/local_text.h"
 #include "core/tensor.h"
 
 namespace attn {
-
-// Text in each language the lab speaks: "en" (required) and "zh".
-struct LocalText {
-  std::map<std::string, std::string> by_lang;
-  // The text in `lang`, falling back to English.
-  const std::string& get(const std::string& lang) const;
-};
 
 // One demo parameter as written in the file.
 struct LessonValue {
@@ -51,6 +47,8 @@ struct LessonStep {
   LocalText text;  // prose, paragraphs separated by blank lines
   std::string demo;
   std::map<std::string, LessonValue> params;  // every other key of the step
+  std::vector<Exercise> exercises;  // goals checked live (exercise.h)
+  std::vector<Quiz> quizzes;        // predict, then reveal (exercise.h)
 };
 
 struct Lesson {
@@ -66,6 +64,10 @@ struct LessonError {
   std::string message;
   std::string to_string() const;  // "lessons/file.lesson:12: message"
 };
+
+// Parses a matrix written as "[[1, 2], [3, 4]]" or one row "[1, 2]": rectangular,
+// at most 64 x 64, finite numbers of magnitude at most 1e6. On failure sets `why`.
+bool parse_matrix_value(std::string_view s, Mat& out, std::string& why);
 
 // Parses one lesson file. On failure returns false and appends to `errors`
 // (the lesson is then not usable; the caller keeps going with the others).

@@ -12,6 +12,8 @@ struct Desc {
   int height = 800;            // where the canvas follows the page's CSS size)
   const char* font_path = "";  // TTF to load at the screen's pixel density ("" = ImGui default)
   float font_size = 16.0f;     // in screen units (CSS pixels on the web)
+  const char* cjk_font_path = "";  // merged in for Chinese text ("" = none)
+  const char* cjk_glyphs_path = "";  // UTF-8 text file: the characters to take from that font
 };
 
 // Opens the window and GL context and sets up Dear ImGui with its SDL2 and OpenGL3
@@ -32,6 +34,28 @@ int key_presses(Key key);
 
 // Device pixels per screen unit (window.devicePixelRatio on the web).
 float pixel_ratio();
+
+// Persistent storage of small text values: the page's localStorage on the web, files
+// in $XDG_CONFIG_HOME/attnlab (or ~/.config/attnlab) natively. Keys are plain names.
+bool storage_read(const std::string& key, std::string* out);
+bool storage_write(const std::string& key, const std::string& value);
+
+// The page's URL fragment without '#', and setting it without reloading (web only;
+// natively they are "" and a no-op).
+std::string url_fragment();
+void set_url_fragment(const std::string& fragment);
+// Puts text on the clipboard (the share link).
+void copy_to_clipboard(const std::string& text);
+
+// The page's window.attnlab hook asks the app questions by name with one text
+// argument and gets JSON text back (web only; see web/lab.js).
+using PageQueryFn = std::string (*)(const std::string& name, const std::string& arg, void* user);
+void set_page_query_handler(PageQueryFn fn, void* user);
+// Tells the page's JavaScript something: calls Module.labEvent(name, data) (web only).
+void page_event(const char* name, const std::string& json_data);
+
+// True in the page, where the step's text is also shown as DOM text beside the canvas.
+bool running_in_browser();
 
 // Milliseconds since start, monotonic, sub-millisecond resolution.
 double now_ms();

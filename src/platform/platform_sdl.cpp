@@ -40,13 +40,36 @@ void build_fonts(float ratio) {
   if (g_desc.font_path && *g_desc.font_path) {
     ImFontConfig cfg;
     cfg.OversampleH = 2;
-    font = io.Fonts->AddFontFromFileTTF(g_desc.font_path, g_desc.font_size * ratio, &cfg);
+    // Latin, Greek (alpha, Sigma), punctuation, arrows and maths symbols: the
+    // ranges the UI font subset keeps (see src/app/CMakeLists.txt).
+    static const ImWchar kRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2010, 0x2027,
+                                      0x2190, 0x21FF, 0x2200, 0x22FF, 0};
+    font = io.Fonts->AddFontFromFileTTF(g_desc.font_path, g_desc.font_size * ratio, &cfg, kRanges);
     if (!font) std::fprintf(stderr, "platform: could not load font %s, using the default\n", g_desc.font_path);
   }
   if (!font) {
     ImFontConfig cfg;
     cfg.SizePixels = std::round(13.0f * ratio);
     io.Fonts->AddFontDefault(&cfg);
+  } else if (g_desc.cjk_font_path && *g_desc.cjk_font_path) {
+    // Only the characters the lessons and labels use (the build lists them), so the
+    // atlas stays small.
+    std::string glyphs;
+    if (FILE* f = std::fopen(g_desc.cjk_glyphs_path, "rb")) {
+      char buf[4096];
+      for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) glyphs.append(buf, n);
+      std::fclose(f);
+    }
+    static ImVector<ImWchar> ranges;
+    ranges.clear();
+    ImFontGlyphRangesBuilder builder;
+    builder.AddText(glyphs.c_str());
+    builder.BuildRanges(&ranges);
+    ImFontConfig cfg;
+    cfg.MergeMode = true;
+    cfg.OversampleH = 1;
+    if (!io.Fonts->AddFontFromFileTTF(g_desc.cjk_font_path, g_desc.font_size * ratio, &cfg, ranges.Data))
+      std::fprintf(stderr, "platform: could not load font %s; Chinese text will not show\n", g_desc.cjk_font_path);
   }
   io.FontGlobalScale = 1.0f / ratio;
   ImGui_ImplOpenGL3_DestroyFontsTexture();
@@ -119,6 +142,14 @@ float pixel_ratio() {
 }
 
 int key_presses(Key key) { return g_presses[int(key)]; }
+
+bool running_in_browser() {
+#if defined(__EMSCRIPTEN__)
+  return true;
+#else
+  return false;
+#endif
+}
 
 double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - g_start).count();

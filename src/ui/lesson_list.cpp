@@ -1,20 +1,34 @@
-// lesson_list.cpp: the lesson index in the sidebar.
+// lesson_list.cpp: the lesson index in the sidebar, with how far the learner got.
 #include <imgui.h>
 
 #include "ui/panels.h"
+#include "ui/strings.h"
 #include "ui/widget_log.h"
 
 namespace ui {
 
 int lesson_list(const LessonListView& view) {
   int clicked = -1;
-  ImGui::TextDisabled("%s", view.lang == "zh" ? "课程" : "LESSONS");
+  ImGui::TextDisabled("%s", text::lessons.get(view.lang));
   ImGui::Spacing();
   for (size_t i = 0; i < view.lessons->size(); ++i) {
     const attn::Lesson& l = (*view.lessons)[i];
+    const float p = i < view.progress.size() ? view.progress[i] : 0.0f;
     const std::string label = std::to_string(i + 1) + ". " + l.title.get(view.lang) + "##lesson" + l.id;
-    if (ImGui::Selectable(label.c_str(), int(i) == view.current)) clicked = int(i);
+    const ImVec2 start = ImGui::GetCursorScreenPos();
+    if (ImGui::Selectable(label.c_str(), int(i) == view.current, 0, ImVec2(0, ImGui::GetTextLineHeight() * 1.6f)))
+      clicked = int(i);
     widgets_record_last("lesson:" + l.id, "list-item");
+    if (ImGui::IsItemHovered() && p > 0.0f)
+      ImGui::SetTooltip("%d%%%s", int(p * 100.0f + 0.5f), p >= 1.0f ? (std::string(" - ") + text::done.get(view.lang)).c_str() : "");
+    // A thin progress bar under each lesson: how many of its steps were reached.
+    const float w = ImGui::GetItemRectSize().x;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float y = ImGui::GetItemRectMax().y - 2.0f;
+    dl->AddRectFilled(ImVec2(start.x, y), ImVec2(start.x + w, y + 2.0f), IM_COL32(225, 229, 238, 255));
+    if (p > 0.0f)
+      dl->AddRectFilled(ImVec2(start.x, y), ImVec2(start.x + w * p, y + 2.0f),
+                        p >= 1.0f ? IM_COL32(46, 160, 90, 255) : IM_COL32(51, 105, 217, 255));
   }
   return clicked;
 }

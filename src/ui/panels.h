@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/demos.h"
+#include "core/exercise.h"
 #include "core/lesson.h"
 #include "core/tensor.h"
 
@@ -28,6 +29,7 @@ struct LessonListView {
   const std::vector<attn::Lesson>* lessons = nullptr;
   int current = 0;
   std::string lang = "en";
+  std::vector<float> progress;  // per lesson, 0..1 of its steps reached
 };
 int lesson_list(const LessonListView& view);
 
@@ -37,6 +39,7 @@ struct StepView {
   const attn::Lesson* lesson = nullptr;
   int step = 0;
   std::string lang = "en";
+  bool prose = true;  // false: the page shows the text beside the canvas
 };
 void step_header(const StepView& view);
 Nav step_navigation(const StepView& view);
@@ -48,10 +51,16 @@ struct MatrixEditorView {
   std::vector<std::string> row_labels;
   std::vector<std::string> col_labels;
   float speed = 0.01f;  // value change per pixel dragged
+  std::string lang = "en";
 };
 std::optional<CellEdit> matrix_editor(const MatrixEditorView& view);
+float matrix_editor_width(const MatrixEditorView& view);
+// The row of buttons under an editor: ids "randomise:<name>", "reset:<name>".
+enum class MatrixAction { none, randomise, reset };
+MatrixAction matrix_tools(const std::string& name, const std::string& lang);
 
-// heatmap.cpp: a read-only matrix as coloured cells with their values.
+// heatmap.cpp: a read-only matrix as coloured cells with their values. Cells shrink
+// to fit max_width (values are then shown on hover only).
 struct HeatmapView {
   std::string id;
   const attn::Mat* m = nullptr;
@@ -59,24 +68,137 @@ struct HeatmapView {
   std::vector<std::string> col_labels;
   bool unit_range = true;  // colour 0..1 (weights); otherwise by the largest magnitude
   int decimals = 2;
+  float max_width = 0.0f;  // 0 = cells at full size
 };
 void heatmap(const HeatmapView& view);
+float heatmap_width(const HeatmapView& view);
 
-// demo_view.cpp: draws a demo's panels (attn::DemoOutputs::panels) in order, one
-// generic widget per attn::Panel::Kind; returns the learner's edit, if any.
+// token_arrows.cpp: query tokens above key tokens, joined by curves whose thickness
+// and opacity are the weights; hovering a token highlights its row (or column).
+struct TokenArrowsView {
+  std::string id;
+  const attn::Mat* weights = nullptr;  // (n_q, n_k)
+  std::vector<std::string> queries;    // n_q labels
+  std::vector<std::string> keys;       // n_k labels
+};
+void token_arrows(const TokenArrowsView& view);
+float token_arrows_width(const TokenArrowsView& view);
+
+// vector_plot.cpp: rows of one or two matrices as arrows on a 2-D plane (columns 0
+// and 1). Arrow heads of an editable matrix can be dragged.
+struct VectorSet {
+  std::string name;  // matrix name, used in widget ids "drag:<name>:<row>"
+  const attn::Mat* m = nullptr;
+  std::vector<std::string> labels;  // one per row
+  bool editable = false;
+};
+struct VectorPlotView {
+  std::string id;
+  VectorSet first, second;  // second.m may be null
+  std::string caption;      // computed by the core (angle, projection, dot product)
+};
+// A dragged arrow head: row `row` of `name` moved to (x, y).
+struct PointEdit {
+  std::string name;
+  int row = 0;
+  float x = 0.0f, y = 0.0f;
+};
+std::optional<PointEdit> vector_plot(const VectorPlotView& view);
+float vector_plot_width(const VectorPlotView& view);
+
+// plot.cpp: line plot (one line per row of ys against xs) and grouped bar plot
+// (one group per row, one bar per column), with ticks, legend and hover values.
+struct PlotView {
+  std::string id;
+  bool bars = false;
+  const attn::Mat* ys = nullptr;  // line: (n_series, n_points); bars: (n_groups, n_bars)
+  const attn::Mat* xs = nullptr;  // line: x values in row 0 (null = 0, 1, 2, ...)
+  std::vector<std::string> series_labels;  // legend: line per row; bars per column
+  std::vector<std::string> group_labels;   // bars: below each group (or each bar when one group)
+  float max_width = 0.0f;                  // 0 = default size
+  std::string axes;                        // caption naming the axes, below the plot
+};
+void plot(const PlotView& view);
+float plot_width(const PlotView& view);
+
+// settings.cpp: a choice among options (segmented buttons) and a numeric slider.
+// Both return the setting's new value as text ("scaled_dot", "16", "0.5").
+struct ChoiceView {
+  std::string setting;  // widget ids "choice:<setting>:<option>"
+  std::vector<std::string> options;
+  std::vector<std::string> labels;  // shown instead of the options when given
+  std::string current;
+};
+std::optional<std::string> choice(const ChoiceView& view);
+float choice_width(const ChoiceView& view);
+struct SliderView {
+  std::string setting;  // widget ids "slider:<setting>", "slider:<setting>:dec" / ":inc"
+  float min = 0.0f, max = 1.0f, step = 0.0f;  // step 0 = continuous
+  std::string current;
+};
+std::optional<std::string> slider(const SliderView& view);
+float slider_width(const SliderView& view);
+
+// demo_view.cpp: draws a demo's panels (attn::DemoOutputs::panels) in order, side
+// by side while they fit, one generic widget per attn::Panel::Kind; returns the
+// learner's edit, if any.
 struct DemoEdit {
-  enum class Kind { cell, setting } kind = Kind::cell;
-  std::string name;      // matrix name (cell) or setting name
-  int row = 0, col = 0;  // cell
-  float value = 0.0f;    // cell: the new value
+  enum class Kind {
+    cell,       // matrix `name`, cell (row, col) = value
+    point,      // matrix `name`, row `row`: column 0 = value, column 1 = value2 (a dragged arrow)
+    setting,    // setting `name` = text
+    randomise,  // matrix `name`: fill with seeded random numbers (the app owns the seed)
+    reset       // matrix `name`: back to the step's starting values
+  } kind = Kind::cell;
+  std::string name;      // matrix name or setting name
+  int row = 0, col = 0;  // cell; point (row only)
+  float value = 0.0f;    // cell: the new value; point: the new x
+  float value2 = 0.0f;   // point: the new y
   std::string text;      // setting: the new value
 };
 struct DemoView {
   const attn::DemoInputs* inputs = nullptr;
   const attn::DemoOutputs* outputs = nullptr;
   std::string lang = "en";
+  std::vector<std::string> hidden_panels;  // panel ids drawn as "answer the quiz first"
 };
 std::optional<DemoEdit> demo_view(const DemoView& view);
+
+// exercise_panel.cpp: the step's exercises: each goal with its live state (a green
+// check mark once met), its conditions with their current values, hints revealed
+// one at a time, and a button that asks for the stored solution.
+struct ExercisesView {
+  const std::vector<attn::Exercise>* exercises = nullptr;
+  const std::vector<attn::ExerciseStatus>* status = nullptr;  // one per exercise (check_exercise)
+  const std::vector<int>* hints_shown = nullptr;  // per exercise, how many hints are revealed (null = 0)
+  std::string lang = "en";
+};
+struct ExerciseAction {
+  enum class Kind { none, show_hint, apply_solution } kind = Kind::none;
+  int exercise = -1;  // index into ExercisesView::exercises
+};
+// Widget ids: "hint:<exercise id>", "solution:<exercise id>".
+ExerciseAction exercise_panel(const ExercisesView& view);
+
+// quiz_panel.cpp: "predict, then reveal": a question, its options as radio buttons
+// and a Check button; once checked, right/wrong marks and the explanation. The app
+// keeps each quiz's QuizState (and hides the quiz's `hides` panels until checked).
+struct QuizState {
+  int picked = -1;       // option index the learner chose, -1 = none yet
+  bool checked = false;  // the answer was revealed (options are then locked)
+};
+struct QuizzesView {
+  const std::vector<attn::Quiz>* quizzes = nullptr;
+  const std::vector<QuizState>* states = nullptr;  // one per quiz (null = all fresh)
+  std::string lang = "en";
+};
+struct QuizAction {
+  enum class Kind { none, pick, check } kind = Kind::none;
+  int quiz = -1;    // index into QuizzesView::quizzes
+  int option = -1;  // pick: the option chosen
+};
+// Widget ids: "quiz:<quiz id>:<option index>", "quiz-check:<quiz id>".
+QuizAction quiz_panel(const QuizzesView& view);
 
 // qkv_demo.cpp: the "score -> softmax -> weighted sum" demo of one step.
 struct QkvDemoView {
@@ -86,6 +208,6 @@ struct QkvDemoView {
 std::optional<CellEdit> qkv_demo(const QkvDemoView& view);
 
 // error_panel.cpp: problems the lab hit (a lesson that failed to load, ...).
-void error_panel(const std::vector<std::string>& errors);
+void error_panel(const std::vector<std::string>& errors, const std::string& lang);
 
 }  // namespace ui

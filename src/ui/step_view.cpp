@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include "ui/panels.h"
+#include "ui/strings.h"
 #include "ui/widget_log.h"
 
 namespace ui {
@@ -14,6 +15,7 @@ void step_header(const StepView& view) {
   ImGui::TextWrapped("%s", s.title.get(view.lang).c_str());
   ImGui::SetWindowFontScale(1.0f);
   ImGui::Spacing();
+  if (!view.prose) return;
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x);
   // Paragraphs are separated by newlines in the lesson model.
   const std::string& text = s.text.get(view.lang);
@@ -31,17 +33,16 @@ void step_header(const StepView& view) {
 Nav step_navigation(const StepView& view) {
   Nav nav = Nav::none;
   const int n = int(view.lesson->steps.size());
-  const bool zh = view.lang == "zh";
   ImGui::BeginDisabled(view.step == 0);
-  if (ImGui::Button(zh ? "< 上一步" : "< Back", ImVec2(110, 0))) nav = Nav::back;
+  if (ImGui::Button(text::back.get(view.lang), ImVec2(110, 0))) nav = Nav::back;
   ImGui::EndDisabled();
   if (view.step > 0) widgets_record_last("nav:back", "button");
   ImGui::SameLine();
   ImGui::AlignTextToFramePadding();
-  ImGui::Text(zh ? "第 %d 步，共 %d 步" : "Step %d of %d", view.step + 1, n);
+  ImGui::Text(text::step_of.get(view.lang), view.step + 1, n);
   ImGui::SameLine();
   ImGui::BeginDisabled(view.step + 1 >= n);
-  if (ImGui::Button(zh ? "下一步 >" : "Next >", ImVec2(110, 0))) nav = Nav::next;
+  if (ImGui::Button(text::next.get(view.lang), ImVec2(110, 0))) nav = Nav::next;
   ImGui::EndDisabled();
   if (view.step + 1 < n) widgets_record_last("nav:next", "button");
   return nav;

@@ -32,9 +32,10 @@ export function startServer() {
   });
 }
 
-// Opens the lab in a fresh browser; resolves once window.attnlab.ready has resolved.
-export async function openLab({ width = 1280, height = 800, deviceScaleFactor = 1, hash = '' } = {}) {
-  const server = await startServer();
+// Opens the lab in a fresh browser profile (or in `reuse`'s, to test what a reload
+// keeps); resolves once window.attnlab.ready has resolved.
+export async function openLab({ width = 1280, height = 800, deviceScaleFactor = 1, hash = '', server: given } = {}) {
+  const server = given || await startServer();
   let browser;
   try {
     // Playwright gives every launch a fresh temporary profile (the --user-data-dir).
@@ -44,11 +45,19 @@ export async function openLab({ width = 1280, height = 800, deviceScaleFactor = 
     const consoleErrors = [];
     page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
     page.on('pageerror', (e) => consoleErrors.push(String(e)));
-    await page.goto(server.url + hash);
-    await page.waitForFunction(() => window.attnlab !== undefined);
-    await page.evaluate(() => window.attnlab.ready);
-    const close = async () => { await browser.close(); server.stop(); };
-    return { page, browser, server, consoleErrors, close };
+    const load = async (h) => {
+      await page.goto(server.url + h);
+      await page.waitForFunction(() => window.attnlab !== undefined);
+      await page.evaluate(() => window.attnlab.ready);
+    };
+    await load(hash);
+    // A real reload: same profile (so browser storage is kept), page loaded anew.
+    const reload = async (h = '') => {
+      await page.goto('about:blank');
+      await load(h);
+    };
+    const close = async () => { await browser.close(); if (!given) server.stop(); };
+    return { page, browser, server, consoleErrors, close, reload };
   } catch (e) {
     await browser?.close();
     server.stop();

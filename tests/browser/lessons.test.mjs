@@ -1,5 +1,6 @@
-// Every step of every lesson renders without errors; a screenshot of each is
-// saved under the build's screenshots/ folder for people to look at.
+// Every step of every lesson renders in both languages without errors; a
+// screenshot of each is saved under the build's screenshots/ folder for people
+// to look at.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openLab, state, frames, screenshotVariety } from './harness.mjs';
@@ -8,24 +9,31 @@ let lab;
 before(async () => { lab = await openLab(); });
 after(async () => { await lab?.close(); });
 
-test('visits every step of every lesson', async () => {
-  const { page } = lab;
-  const lessons = await page.evaluate(() => window.attnlab.lessons());
-  let visited = 0;
-  for (const l of lessons) {
-    for (let s = 0; s < l.steps; s++) {
-      assert.ok(await page.evaluate(([id, step]) => window.attnlab.goto(id, step), [l.id, s]));
-      await frames(page);
-      const st = await state(page);
-      assert.equal(st.lesson, l.id);
-      assert.equal(st.step, s);
-      assert.equal(st.computeError, undefined, `${l.id} step ${s}: ${st.computeError}`);
-      const v = await screenshotVariety(page, `lesson-${l.id}-${s + 1}`);
-      assert.ok(v.nonBackground > 0.02, `${l.id} step ${s} looks blank`);
-      visited++;
+for (const lang of ['en', 'zh']) {
+  test(`visits every step of every lesson (${lang})`, async () => {
+    const { page } = lab;
+    assert.equal(await page.evaluate((l) => window.attnlab.setLanguage(l), lang), lang);
+    const lessons = await page.evaluate(() => window.attnlab.lessons());
+    let visited = 0;
+    for (const l of lessons) {
+      for (let s = 0; s < l.steps; s++) {
+        assert.ok(await page.evaluate(([id, step]) => window.attnlab.goto(id, step), [l.id, s]));
+        await frames(page);
+        const st = await state(page);
+        assert.equal(st.lesson, l.id);
+        assert.equal(st.step, s);
+        assert.equal(st.lang, lang);
+        assert.equal(st.computeError, undefined, `${l.id} step ${s}: ${st.computeError}`);
+        const prose = await page.evaluate(() => document.getElementById('prose').innerText);
+        assert.ok(prose.trim().length > 20, `${l.id} step ${s} has no readable text in the page`);
+        if (lang === 'zh') assert.match(prose, /[\u4e00-\u9fff]/, `${l.id} step ${s} shows no Chinese text`);
+        const v = await screenshotVariety(page, `lesson-${lang}-${l.id}-${s + 1}`);
+        assert.ok(v.nonBackground > 0.02, `${l.id} step ${s} looks blank`);
+        visited++;
+      }
     }
-  }
-  assert.ok(visited > 0);
-  assert.deepEqual(lab.consoleErrors, []);
-  assert.deepEqual(await page.evaluate(() => window.attnlab.errors()), []);
-});
+    assert.ok(visited > 0);
+    assert.deepEqual(lab.consoleErrors, []);
+    assert.deepEqual(await page.evaluate(() => window.attnlab.errors()), []);
+  });
+}

@@ -1,0 +1,434 @@
+// bench.mjs: the benchmark run behind `scripts/lab bench`. In one process
+// group and one run it times
+//   - the project's kernels: natively, in WebAssembly with SIMD128 and in
+//     WebAssembly without SIMD (src/bench/bench_attention.cpp, run under node);
+//   - ONNX Runtime Web (wasm backend, 1 thread) and TF.js (wasm backend,
+//     1 thread) on exactly the same inputs (written by the native bench);
+// checks that every output agrees with a float64 reference, measures the
+// machine (clock, SIMD128 ceiling), the page's gzip size and its time to first
+// frame in headless Chromium, prints a table and writes BUILD/bench/results.json.
+//
+//   node scripts/bench.mjs --root ROOT --build BUILD [--quick] [--no-browser]
+//        [--native EXE] [--wasm-simd JS] [--wasm-scalar JS] [--site DIR]
+//
+// Sections: 1 arguments and helpers, 2 the project's bench program, 3 a tiny
+// ONNX encoder, 4 ONNX Runtime Web, 5 TF.js, 6 float64 reference and agreement,
+// 7 bundle size and first frame, 8 report.
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+// ---------------------------------------------------------------- 1 arguments and helpers
+const args = process.argv.slice(2);
+const opt = (name, fallback) => { const i = args.indexOf(name); return i >= 0 && i + 1 < args.length ? args[i + 1] : fallback; };
+const flag = (name) => args.includes(name);
+const ROOT = resolve(opt('--root', '.'));
+const BUILD = resolve(opt('--build', join(ROOT, 'build')));
+const QUICK = flag('--quick');
+const OUT = join(BUILD, 'bench');
+const DATA = join(OUT, 'data');
+const require = createRequire(join(ROOT, 'package.json'));
+
+const LENGTHS = [16, 64, 256, 1024], WIDTHS = [16, 64];
+const BUDGET_MS = QUICK ? 30 : 300;   // per measurement, as in bench_attention.cpp
+const AGREE_ATOL = 1e-4;              // max |output - float64 reference|; outputs are O(1)
+
+const log = (...m) => console.error('[bench]', ...m);
+const flopOf = (kind, n, d) => (kind === 'attention' ? 4 * n * n * d : 4 * n * n * d + 6 * n * d * d);
+
+// Same method as bench_attention.cpp: warm-up (>= 3 calls and 20 ms), then
+// samples of a batch of calls lasting >= 0.2 ms; the median sample per call.
+async function timeIt(run) {
+  const warmStart = performance.now();
+  let warmCalls = 0;
+  while (warmCalls < 3 || performance.now() - warmStart < 20) { await run(); warmCalls++; }
+  const perCall = (performance.now() - warmStart) / warmCalls;
+  const batch = Math.max(1, Math.floor(0.2 / Math.max(perCall, 1e-6)));
+  const samples = Math.min(2001, Math.max(7, Math.floor(BUDGET_MS / (perCall * batch))));
+  const times = [];
+  for (let s = 0; s < samples; s++) {
+    const t0 = performance.now();
+    for (let b = 0; b < batch; b++) await run();
+    times.push((performance.now() - t0) / batch);
+  }
+  times.sort((a, b) => a - b);
+  return { median_ms: times[times.length >> 1], min_ms: times[0], samples, batch };
+}
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]; };
+
+// ---------------------------------------------------------------- 2 the project's bench program
+const BUILDS = [
+  { name: 'native', cmd: opt('--native', join(BUILD, 'native-release', 'src', 'bench', 'bench_attention')), node: false },
+  { name: 'wasm-simd', cmd: opt('--wasm-simd', join(BUILD, 'web', 'src', 'bench', 'bench_attention.js')), node: true },
+  { name: 'wasm-scalar', cmd: opt('--wasm-scalar', join(BUILD, 'web-nosimd', 'src', 'bench', 'bench_attention.js')), node: true },
+];
+
+function runOurBench(b) {
+  if (!existsSync(b.cmd)) throw new Error(`${b.name}: ${b.cmd} is missing (build it first: scripts/lab bench builds it)`);
+  mkdirSync(join(DATA, b.name), { recursive: true });
+  const benchArgs = ['--out', DATA, ...(QUICK ? ['--quick'] : [])];
+  const [exe, argv] = b.node ? [process.execPath, ['--no-experimental-fetch', b.cmd, ...benchArgs]] : [b.cmd, benchArgs];
+  log(`running ${b.name}: ${b.cmd}`);
+  const r = spawnSync(exe, argv, { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (r.status !== 0) throw new Error(`${b.name} exited with ${r.status}: ${r.stderr}`);
+  return r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+}
+
+function readInputs(n, d) {
+  const buf = readFileSync(join(DATA, `inputs_n${n}_d${d}.f32`));
+  const all = new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
+  const nd = n * d, dd = d * d;
+  return {
+    Q: all.slice(0, nd), K: all.slice(nd, 2 * nd), V: all.slice(2 * nd, 3 * nd), X: all.slice(3 * nd, 4 * nd),
+    W_Q: all.slice(4 * nd, 4 * nd + dd), W_K: all.slice(4 * nd + dd, 4 * nd + 2 * dd), W_V: all.slice(4 * nd + 2 * dd, 4 * nd + 3 * dd),
+  };
+}
+
+function readOutput(build, kind, n, d) {
+  const file = join(DATA, build, `${kind}_n${n}_d${d}.f32`);
+  if (!existsSync(file)) return null;
+  const buf = readFileSync(file);
+  return new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
+}
+
+// ---------------------------------------------------------------- 3 a tiny ONNX encoder
+// ONNX models are protobuf messages; attention needs only a handful of fields,
+// written here by field number (onnx.proto3: ModelProto, GraphProto, NodeProto,
+// AttributeProto, TensorProto, ValueInfoProto, TypeProto).
+class Proto {
+  constructor() { this.bytes = []; }
+  varint(v) {
+    let x = BigInt.asUintN(64, BigInt(v));  // negative int64 as two's complement
+    while (x >= 0x80n) { this.bytes.push(Number(x & 0x7fn) | 0x80); x >>= 7n; }
+    this.bytes.push(Number(x));
+    return this;
+  }
+  int(field, v) { return this.varint(field * 8).varint(v); }  // wire type 0
+  raw(field, u8) { this.varint(field * 8 + 2).varint(u8.length); for (const b of u8) this.bytes.push(b); return this; }
+  str(field, s) { return this.raw(field, Buffer.from(s, 'utf8')); }
+  msg(field, m) { return this.raw(field, m.bytes); }
+}
+const FLOAT = 1, ATTR_INT = 2, ATTR_INTS = 7;
+
+function valueInfo(name, dims) {
+  const shape = new Proto();
+  for (const d of dims) shape.msg(1, new Proto().int(1, d));                       // TensorShapeProto.dim.dim_value
+  const tensorType = new Proto().int(1, FLOAT).msg(2, shape);                       // TypeProto.Tensor
+  return new Proto().str(1, name).msg(2, new Proto().msg(1, tensorType));           // ValueInfoProto
+}
+function node(op, inputs, outputs, attributes = []) {
+  const p = new Proto();
+  for (const i of inputs) p.str(1, i);
+  for (const o of outputs) p.str(2, o);
+  p.str(3, `${op}_${outputs[0]}`).str(4, op);
+  for (const a of attributes) p.msg(5, a);
+  return p;
+}
+const intAttr = (name, v) => new Proto().str(1, name).int(3, v).int(20, ATTR_INT);
+const intsAttr = (name, vs) => { const p = new Proto().str(1, name); for (const v of vs) p.int(8, v); return p.int(20, ATTR_INTS); };
+
+// softmax(Q K^T * scale) V, optionally preceded by the three projections of X.
+function attentionModel(kind, n, d) {
+  const g = new Proto();
+  if (kind === 'self_attention')
+    for (const [w, out] of [['W_Q', 'Q'], ['W_K', 'K'], ['W_V', 'V']]) g.msg(1, node('MatMul', ['X', w], [out]));
+  g.msg(1, node('Transpose', ['K'], ['Kt'], [intsAttr('perm', [1, 0])]));
+  g.msg(1, node('MatMul', ['Q', 'Kt'], ['S']));
+  g.msg(1, node('Mul', ['S', 'scale'], ['S_scaled']));
+  g.msg(1, node('Softmax', ['S_scaled'], ['P'], [intAttr('axis', -1)]));
+  g.msg(1, node('MatMul', ['P', 'V'], ['O']));
+  g.str(2, kind);
+  const scale = Buffer.alloc(4);
+  scale.writeFloatLE(1 / Math.sqrt(d));
+  g.msg(5, new Proto().int(2, FLOAT).str(8, 'scale').raw(9, scale));               // scalar initializer
+  const inputs = kind === 'self_attention' ? [['X', [n, d]], ['W_Q', [d, d]], ['W_K', [d, d]], ['W_V', [d, d]]]
+                                           : [['Q', [n, d]], ['K', [n, d]], ['V', [n, d]]];
+  for (const [name, dims] of inputs) g.msg(11, valueInfo(name, dims));
+  g.msg(12, valueInfo('O', [n, d]));
+  const opset = new Proto().str(1, '').int(2, 17);
+  return Uint8Array.from(new Proto().int(1, 8).str(2, 'attnlab-bench').msg(7, g).msg(8, opset).bytes);
+}
+
+// ---------------------------------------------------------------- 4 ONNX Runtime Web
+async function benchOrt() {
+  const ort = require('onnxruntime-web');
+  ort.env.wasm.numThreads = 1;
+  const info = { package: 'onnxruntime-web', version: JSON.parse(readFileSync(join(ROOT, 'node_modules', 'onnxruntime-web', 'package.json'), 'utf8')).version, backend: 'wasm', threads: 1 };
+  const results = [];
+  for (const n of LENGTHS)
+    for (const d of WIDTHS) {
+      const inp = readInputs(n, d);
+      for (const kind of ['attention', 'self_attention']) {
+        const session = await ort.InferenceSession.create(attentionModel(kind, n, d),
+          { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+        const t = (name, dims) => new ort.Tensor('float32', inp[name], dims);
+        const feeds = kind === 'attention' ? { Q: t('Q', [n, d]), K: t('K', [n, d]), V: t('V', [n, d]) }
+          : { X: t('X', [n, d]), W_Q: t('W_Q', [d, d]), W_K: t('W_K', [d, d]), W_V: t('W_V', [d, d]) };
+        const output = (await session.run(feeds)).O.data;
+        const timing = await timeIt(() => session.run(feeds));
+        results.push({ impl: 'ort', kind, n, d, ...timing, output });
+        await session.release();
+      }
+    }
+  return { info, results };
+}
+
+// ---------------------------------------------------------------- 5 TF.js
+async function benchTfjs() {
+  const tf = require('@tensorflow/tfjs');
+  const wasm = require('@tensorflow/tfjs-backend-wasm');
+  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+  wasm.setThreadsCount(1);
+  await tf.setBackend('wasm');
+  await tf.ready();
+  const info = { package: '@tensorflow/tfjs', version: tf.version.tfjs, backend: tf.getBackend(), threads: 1,
+                 simd: await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT') };
+  const results = [];
+  for (const n of LENGTHS)
+    for (const d of WIDTHS) {
+      const inp = readInputs(n, d);
+      const T = {};
+      for (const [name, dims] of [['Q', [n, d]], ['K', [n, d]], ['V', [n, d]], ['X', [n, d]], ['W_Q', [d, d]], ['W_K', [d, d]], ['W_V', [d, d]]])
+        T[name] = tf.tensor2d(inp[name], dims);
+      const scale = tf.scalar(1 / Math.sqrt(d));
+      const attend = (Q, K, V) => tf.matMul(tf.softmax(tf.mul(tf.matMul(Q, K, false, true), scale)), V);
+      const runs = {
+        attention: () => tf.tidy(() => attend(T.Q, T.K, T.V)),
+        self_attention: () => tf.tidy(() => attend(tf.matMul(T.X, T.W_Q), tf.matMul(T.X, T.W_K), tf.matMul(T.X, T.W_V))),
+      };
+      for (const kind of ['attention', 'self_attention']) {
+        const first = runs[kind]();
+        const output = first.dataSync().slice();
+        first.dispose();
+        const timing = await timeIt(() => runs[kind]().dispose());
+        results.push({ impl: 'tfjs', kind, n, d, ...timing, output });
+      }
+      tf.dispose([...Object.values(T), scale]);
+    }
+  return { info, results };
+}
+
+// ---------------------------------------------------------------- 6 float64 reference and agreement
+function matmul64(A, B, m, k, n, transposeB = false) {  // A (m, k), B (k, n) or (n, k) when transposed
+  const C = new Float64Array(m * n);
+  for (let i = 0; i < m; i++)
+    for (let j = 0; j < n; j++) {
+      let s = 0;
+      if (transposeB) for (let p = 0; p < k; p++) s += A[i * k + p] * B[j * k + p];
+      else for (let p = 0; p < k; p++) s += A[i * k + p] * B[p * n + j];
+      C[i * n + j] = s;
+    }
+  return C;
+}
+function attention64(Q, K, V, n, d) {
+  const S = matmul64(Q, K, n, d, n, true);
+  const scale = 1 / Math.sqrt(d);
+  for (let i = 0; i < n; i++) {
+    let max = -Infinity, sum = 0;
+    for (let j = 0; j < n; j++) max = Math.max(max, S[i * n + j] * scale);
+    for (let j = 0; j < n; j++) sum += (S[i * n + j] = Math.exp(S[i * n + j] * scale - max));
+    for (let j = 0; j < n; j++) S[i * n + j] /= sum;
+  }
+  return matmul64(S, V, n, n, d);
+}
+function reference64(kind, inp, n, d) {
+  if (kind === 'attention') return attention64(inp.Q, inp.K, inp.V, n, d);
+  return attention64(matmul64(inp.X, inp.W_Q, n, d, d), matmul64(inp.X, inp.W_K, n, d, d), matmul64(inp.X, inp.W_V, n, d, d), n, d);
+}
+function maxAbsDiff(a, ref) {
+  if (!a || a.length !== ref.length) return Infinity;
+  let worst = 0;
+  for (let i = 0; i < ref.length; i++) { const e = Math.abs(a[i] - ref[i]); if (!(e <= worst)) worst = Number.isNaN(e) ? Infinity : e; }
+  return worst;
+}
+
+// ---------------------------------------------------------------- 7 bundle size and first frame
+const BUNDLE = ['index.html', 'index.js', 'index.wasm', 'index.data', 'lab.js', 'lab.css'];
+function bundleSize(site) {
+  const files = BUNDLE.map((f) => {
+    const p = join(site, f);
+    if (!existsSync(p)) return { file: f, missing: true, bytes: 0, gzip_bytes: 0 };
+    const body = readFileSync(p);
+    return { file: f, bytes: body.length, gzip_bytes: gzipSync(body, { level: 9 }).length };
+  });
+  return { files, bytes: files.reduce((s, f) => s + f.bytes, 0), gzip_bytes: files.reduce((s, f) => s + f.gzip_bytes, 0),
+           missing: files.filter((f) => f.missing).map((f) => f.file) };
+}
+
+// Time from navigation start to the lab's first drawn frame (window.attnlab.ready
+// resolves in the frame callback), in a fresh headless Chromium each time.
+async function firstFrame(site, runs = 3) {
+  process.env.LAB_SITE = site;
+  const { chromiumArgs, startServer } = await import('../tests/browser/harness.mjs');
+  const { chromium } = require('playwright-core');
+  const server = await startServer();
+  const samples = [];
+  try {
+    for (let r = 0; r < runs; r++) {
+      const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs });
+      try {
+        const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+        await page.addInitScript(() => {  // note when attnlab.ready resolves, before lab.js runs
+          let value;
+          Object.defineProperty(window, 'attnlab', {
+            configurable: true, get: () => value,
+            set: (v) => { value = v; v?.ready?.then(() => { window.__labReadyAt = performance.now(); }, () => {}); },
+          });
+        });
+        await page.goto(server.url);
+        await page.waitForFunction(() => window.__labReadyAt !== undefined, null, { timeout: 60000 });
+        samples.push(await page.evaluate(() => {
+          const nav = performance.getEntriesByType('navigation')[0];
+          return { first_frame_ms: window.__labReadyAt, dom_content_loaded_ms: nav.domContentLoadedEventEnd, load_ms: nav.loadEventEnd };
+        }));
+      } finally {
+        await browser.close();
+      }
+    }
+  } finally {
+    server.stop();
+  }
+  return { runs: samples, median_first_frame_ms: median(samples.map((s) => s.first_frame_ms)),
+           note: 'headless Chromium, SwiftShader WebGL2, cold cache, served from 127.0.0.1' };
+}
+
+// ---------------------------------------------------------------- 8 report
+const fmtMs = (ms) => (ms == null ? '-' : ms < 0.1 ? ms.toFixed(4) : ms < 10 ? ms.toFixed(3) : ms.toFixed(1));
+const fmtX = (x) => (x == null || !isFinite(x) ? '-' : x.toFixed(2) + 'x');
+const pad = (s, w) => String(s).padStart(w);
+
+async function main() {
+  mkdirSync(DATA, { recursive: true });
+  const started = new Date().toISOString();
+  const loadBefore = loadavg();
+
+  // Our three builds first, one after the other (the native one writes the inputs).
+  const ours = {};
+  for (const b of BUILDS) ours[b.name] = runOurBench(b);
+  const lines = Object.values(ours).flat();
+  const inputSums = {};
+  for (const l of lines.filter((x) => x.kind === 'inputs')) (inputSums[`${l.n}x${l.d}`] ||= new Set()).add(l.checksum);
+  const sameInputs = Object.values(inputSums).every((s) => s.size === 1);
+  if (!sameInputs) log('WARNING: the builds did not draw identical inputs');
+
+  log('running ONNX Runtime Web');
+  const ort = await benchOrt();
+  log('running TF.js (wasm backend)');
+  const tfjs = await benchTfjs();
+
+  // Machine: clock from the native dependent-add loop; SIMD128 peak from the wasm microbenchmark.
+  const machineOf = (b) => ours[b].find((x) => x.kind === 'machine');
+  const clockGhz = machineOf('native')?.clock_ghz || 0;
+  const cpuinfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
+  const cpuinfoMhz = Number((/cpu MHz\s*:\s*([\d.]+)/.exec(cpuinfo) || [])[1] || 0);
+  const peakWasm = machineOf('wasm-simd')?.simd128_peak_gflops || 0;
+  const machine = {
+    cpu: (/model name\s*:\s*(.*)/.exec(cpuinfo) || [])[1] || cpus()[0]?.model, cores: cpus().length, node: process.version,
+    clock_ghz: clockGhz, clock_method: 'native chain of dependent 64-bit integer adds (1 add per cycle)',
+    cpuinfo_mhz: cpuinfoMhz,
+    simd128_peak_gflops_measured: peakWasm,
+    simd128_peak_method: 'wasm SIMD128, 6 independent f32x4.mul chains + 6 independent f32x4.add chains, 4 FLOP per op',
+    simd128_ops_per_cycle: clockGhz ? peakWasm / (4 * clockGhz) : null,
+    simd128_peak_native_sse_gflops: machineOf('native')?.simd128_peak_gflops || 0,
+    load_average_before: loadBefore,
+  };
+
+  // Cases: one row per (kind, n, d) with every implementation side by side.
+  const cases = [];
+  const ourResult = (build, kind, n, d, impl = 'simd') => ours[build].find((x) => x.kind === kind && x.n === n && x.d === d && x.impl === impl);
+  log('checking agreement against a float64 reference');
+  for (const kind of ['attention', 'self_attention'])
+    for (const n of LENGTHS)
+      for (const d of WIDTHS) {
+        const inp = readInputs(n, d);
+        const ref = reference64(kind, inp, n, d);
+        const peerOrt = ort.results.find((x) => x.kind === kind && x.n === n && x.d === d);
+        const peerTf = tfjs.results.find((x) => x.kind === kind && x.n === n && x.d === d);
+        const row = { kind, n, d, flop: flopOf(kind, n, d), ms: {}, gflops: {}, max_abs_error: {} };
+        const put = (name, ms, output) => {
+          row.ms[name] = ms;
+          row.gflops[name] = ms ? row.flop / (ms * 1e6) : null;
+          if (output !== undefined) row.max_abs_error[name] = maxAbsDiff(output, ref);
+        };
+        put('wasm_simd', ourResult('wasm-simd', kind, n, d)?.median_ms, readOutput('wasm-simd', kind, n, d));
+        put('wasm_scalar', ourResult('wasm-scalar', kind, n, d)?.median_ms, readOutput('wasm-scalar', kind, n, d));
+        put('native', ourResult('native', kind, n, d)?.median_ms, readOutput('native', kind, n, d));
+        put('wasm_simd_scalar_kernel', ourResult('wasm-simd', kind, n, d, 'scalar')?.median_ms);
+        if (kind === 'attention') put('wasm_simd_eigen', ourResult('wasm-simd', kind, n, d, 'eigen')?.median_ms);
+        else put('wasm_simd_eigen_projection', ourResult('wasm-simd', kind, n, d, 'simd-eigen-proj')?.median_ms);
+        put('ort', peerOrt.median_ms, peerOrt.output);
+        put('tfjs', peerTf.median_ms, peerTf.output);
+        row.vs_ort = row.ms.ort / row.ms.wasm_simd;
+        row.vs_tfjs = row.ms.tfjs / row.ms.wasm_simd;
+        row.agree = Object.values(row.max_abs_error).every((e) => e <= AGREE_ATOL);
+        cases.push(row);
+      }
+  const projection = LENGTHS.flatMap((n) => WIDTHS.map((d) => ({
+    n, d, fast_ms: ourResult('wasm-simd', 'projection', n, d, 'fast')?.median_ms, eigen_ms: ourResult('wasm-simd', 'projection', n, d, 'eigen')?.median_ms,
+    native_fast_ms: ourResult('native', 'projection', n, d, 'fast')?.median_ms, native_eigen_ms: ourResult('native', 'projection', n, d, 'eigen')?.median_ms })));
+
+  const site = resolve(opt('--site', join(BUILD, 'web', 'site')));
+  const bundle = bundleSize(site);
+  let first = null;
+  if (!flag('--no-browser')) {
+    log('timing the first frame in headless Chromium');
+    try { first = await firstFrame(site); } catch (e) { first = { error: String(e) }; log('first frame failed:', String(e)); }
+  }
+  machine.load_average_after = loadavg();
+
+  // Targets (issue 5), judged on the wasm SIMD build.
+  const att = cases.filter((c) => c.kind === 'attention');
+  const targets = [
+    { target: 'wasm SIMD attention >= 1.5x faster than ONNX Runtime Web at every n >= 64',
+      worst: Math.min(...att.filter((c) => c.n >= 64).map((c) => c.vs_ort)), need: 1.5 },
+    { target: 'wasm SIMD attention >= 3x faster than TF.js wasm everywhere', worst: Math.min(...att.map((c) => c.vs_tfjs)), need: 3 },
+    { target: 'wasm SIMD attention >= 28 GFLOP/s at n >= 256, d = 64',
+      worst: Math.min(...att.filter((c) => c.n >= 256 && c.d === 64).map((c) => c.gflops.wasm_simd)), need: 28 },
+    { target: 'web bundle <= 1.5 MB gzip', worst: bundle.gzip_bytes / 1e6, need: 1.5, lower_is_better: true },
+  ].map((t) => ({ ...t, met: t.lower_is_better ? t.worst <= t.need : t.worst >= t.need }));
+  const selfTargets = cases.filter((c) => c.kind === 'self_attention');
+  targets.push({ target: '(also) wasm SIMD self-attention vs ONNX Runtime Web at n >= 64, worst ratio',
+                 worst: Math.min(...selfTargets.filter((c) => c.n >= 64).map((c) => c.vs_ort)), need: 1.5 });
+  targets[targets.length - 1].met = targets[targets.length - 1].worst >= 1.5;
+
+  // Print.
+  const out = [];
+  out.push(`Attention Lab benchmarks  ${started}  ${machine.cpu}, ${machine.cores} cores, node ${machine.node}`);
+  out.push(`clock ${clockGhz.toFixed(2)} GHz (${machine.clock_method}; /proc/cpuinfo says ${cpuinfoMhz} MHz)`);
+  out.push(`SIMD128 ceiling: measured ${peakWasm.toFixed(1)} GFLOP/s in wasm (= 4 lanes x ${clockGhz.toFixed(2)} GHz x ` +
+           `${(machine.simd128_ops_per_cycle || 0).toFixed(2)} mul/add ops per cycle); load average ${loadBefore.map((x) => x.toFixed(1)).join(' ')}`);
+  out.push(`peers: ONNX Runtime Web ${ort.info.version} (wasm, 1 thread), TF.js ${tfjs.info.version} (wasm backend, 1 thread, simd ${tfjs.info.simd})`);
+  out.push('median ms per call (GFLOP/s); ratios = peer time / wasm SIMD time; agreement: max |out - float64 ref| <= ' + AGREE_ATOL);
+  out.push('');
+  const header = `${'case'.padEnd(15)} ${pad('n', 5)} ${pad('d', 3)} | ${pad('wasm SIMD', 17)} ${pad('wasm scalar', 11)} ${pad('native', 9)} | ${pad('ONNX RT', 9)} ${pad('TF.js', 9)} | ${pad('vs ORT', 7)} ${pad('vs TF.js', 8)} | agree`;
+  out.push(header);
+  out.push('-'.repeat(header.length));
+  for (const c of cases)
+    out.push(`${c.kind.padEnd(15)} ${pad(c.n, 5)} ${pad(c.d, 3)} | ${pad(`${fmtMs(c.ms.wasm_simd)} (${c.gflops.wasm_simd.toFixed(1)})`, 17)} ` +
+             `${pad(fmtMs(c.ms.wasm_scalar), 11)} ${pad(fmtMs(c.ms.native), 9)} | ${pad(fmtMs(c.ms.ort), 9)} ${pad(fmtMs(c.ms.tfjs), 9)} | ` +
+             `${pad(fmtX(c.vs_ort), 7)} ${pad(fmtX(c.vs_tfjs), 8)} | ${c.agree ? 'yes' : 'NO ' + JSON.stringify(c.max_abs_error)}`);
+  out.push('');
+  out.push('projection X [W_Q|W_K|W_V] in wasm SIMD, median ms: ' +
+           projection.map((p) => `${p.n}x${p.d} own ${fmtMs(p.fast_ms)} / Eigen ${fmtMs(p.eigen_ms)}`).join('; '));
+  out.push(`bundle: ${(bundle.gzip_bytes / 1e6).toFixed(3)} MB gzip (${(bundle.bytes / 1e6).toFixed(3)} MB raw): ` +
+           bundle.files.map((f) => `${f.file} ${(f.gzip_bytes / 1024).toFixed(1)} KiB`).join(', ') +
+           (bundle.missing.length ? `  MISSING: ${bundle.missing.join(', ')}` : ''));
+  if (first) out.push(first.error ? `first frame: failed (${first.error})`
+    : `first frame: median ${first.median_first_frame_ms.toFixed(0)} ms after navigation start (${first.runs.map((r) => r.first_frame_ms.toFixed(0)).join(', ')}; ${first.note})`);
+  out.push('');
+  for (const t of targets) out.push(`${t.met ? 'MET    ' : 'NOT MET'}  ${t.target}: worst ${t.worst.toFixed(2)} (need ${t.need})`);
+  out.push(`load average after: ${machine.load_average_after.map((x) => x.toFixed(1)).join(' ')}  (a busy machine slows every column)`);
+  console.log(out.join('\n'));
+
+  const results = { started, quick: QUICK, machine, peers: { ort: ort.info, tfjs: tfjs.info }, same_inputs_in_every_build: sameInputs,
+    agreement_tolerance: AGREE_ATOL, flop_formula: { attention: '4 n^2 d', self_attention: '4 n^2 d + 6 n d^2' },
+    cases, projection, bundle, first_frame: first, targets, ours };
+  writeFileSync(join(OUT, 'results.json'), JSON.stringify(results, null, 1));
+  log(`wrote ${join(OUT, 'results.json')}`);
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });

@@ -1,0 +1,290 @@
+// bench_attention: times the project's attention kernels on one machine and
+// prints one JSON object per line. The same source runs natively and, compiled
+// by emcc, under node (with and without SIMD128); scripts/bench.mjs runs all
+// three, adds the JavaScript peers (ONNX Runtime Web, TF.js) and compares.
+//
+//   bench_attention [--out DIR] [--quick]
+//     --out DIR   write DIR/inputs_n<N>_d<D>.f32 (the exact inputs, so peers can
+//                 compute on the same numbers) and DIR/<build>/..._n<N>_d<D>.f32
+//                 (this build's outputs, for the agreement check)
+//     --quick     a tenth of the timing budget (for a smoke run)
+//
+// Cases: n in {16, 64, 256, 1024} x d in {16, 64}, d_model = d_k = d_v = d.
+//   attention       Q, K, V (n, d) given -> softmax(Q K^T / sqrt(d)) V
+//                   FLOP = 4 n^2 d  (Q K^T: 2 n^2 d, P V: 2 n^2 d; the softmax's
+//                   exp / max / sum are not counted -- "nominal" GFLOP/s)
+//   self_attention  X (n, d) -> Q, K, V = X W_Q, X W_K, X W_V -> attention
+//                   FLOP = 6 n d^2 + 4 n^2 d
+//   projection      the X [W_Q | W_K | W_V] product alone, FLOP = 6 n d^2
+// Timing: warm-up, then samples of a batch of calls (a batch lasts >= 0.2 ms so
+// the clock's resolution does not matter); the reported time is the median
+// sample divided by the batch size.
+//
+// Sections: 1 clock and timing, 2 machine measurements (clock speed, SIMD
+// ceiling), 3 inputs and outputs, 4 cases, 5 main.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/fast_attention.h"
+#include "core/rng.h"
+#include "core/simd_info.h"
+#include "core/tensor.h"
+
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#elif defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+using attn::Mat;
+
+namespace {
+
+// ---------------------------------------------------------------- 1 clock and timing
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double g_budget_ms = 300.0;  // per measurement (set by --quick)
+
+struct Timing {
+  double median_ms = 0, min_ms = 0;
+  int samples = 0, batch = 0;
+};
+
+template <class Run>
+Timing time_it(Run run) {
+  // Warm-up: at least 3 calls and 20 ms (JIT tiers in node, caches, clocks).
+  const double warm_start = now_ms();
+  int warm_calls = 0;
+  while (warm_calls < 3 || now_ms() - warm_start < 20.0) run(), ++warm_calls;
+  const double per_call = (now_ms() - warm_start) / warm_calls;
+  Timing t;
+  t.batch = std::max(1, int(0.2 / std::max(per_call, 1e-6)));
+  t.samples = std::clamp(int(g_budget_ms / (per_call * t.batch)), 7, 2001);
+  std::vector<double> samples;
+  for (int s = 0; s < t.samples; ++s) {
+    const double t0 = now_ms();
+    for (int b = 0; b < t.batch; ++b) run();
+    samples.push_back((now_ms() - t0) / t.batch);
+  }
+  std::sort(samples.begin(), samples.end());
+  t.median_ms = samples[samples.size() / 2];
+  t.min_ms = samples.front();
+  return t;
+}
+
+// ---------------------------------------------------------------- 2 machine measurements
+// Clock speed from a chain of dependent integer adds (one cycle each on every
+// x86-64 core of the last decades): 64 adds per loop iteration, the loop
+// counter runs alongside. Native x86-64 only; elsewhere returns 0.
+double measure_clock_ghz() {
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+  const long iterations = 4000000;  // 2.56e8 cycles
+  std::vector<double> ghz;
+  for (int rep = 0; rep < 7; ++rep) {
+    uint64_t x = 0;
+    const double t0 = now_ms();
+    for (long i = 0; i < iterations; ++i) asm volatile(".rept 64\n\taddq $1, %0\n\t.endr" : "+r"(x));
+    const double ms = now_ms() - t0;
+    ghz.push_back(double(iterations) * 64.0 / (ms * 1e6));
+  }
+  std::sort(ghz.begin(), ghz.end());
+  return ghz[ghz.size() / 2];
+#else
+  return 0.0;
+#endif
+}
+
+// Peak of 128-bit (4-lane) float multiplies and adds, all independent: 6 chains
+// of multiplies and 6 of adds, enough to keep 2 multiply and 2 add pipes with
+// 3-cycle latency busy, and few enough (12 + 2 constants) to stay in 16
+// registers. Counts 4 FLOP per vector op. Returns 0 without 128-bit SIMD.
+double measure_simd128_peak_gflops() {
+#if defined(__wasm_simd128__) || (defined(__SSE2__) && !defined(__EMSCRIPTEN__))
+#if defined(__wasm_simd128__)
+  using V = v128_t;
+  auto splat = [](float x) { return wasm_f32x4_splat(x); };
+  auto mul = [](V a, V b) { return wasm_f32x4_mul(a, b); };
+  auto add = [](V a, V b) { return wasm_f32x4_add(a, b); };
+  auto lane0 = [](V a) { return wasm_f32x4_extract_lane(a, 0); };
+#else
+  using V = __m128;
+  auto splat = [](float x) { return _mm_set1_ps(x); };
+  auto mul = [](V a, V b) { return _mm_mul_ps(a, b); };
+  auto add = [](V a, V b) { return _mm_add_ps(a, b); };
+  auto lane0 = [](V a) { return _mm_cvtss_f32(a); };
+#endif
+  volatile float factor_in = 0.9999999f, step_in = 1e-7f;  // opaque to the optimiser
+  const V factor = splat(factor_in), step = splat(step_in);
+  const long iterations = 20000000;
+  std::vector<double> gflops;
+  for (int rep = 0; rep < 5; ++rep) {
+    V m0 = splat(1.0f), m1 = splat(1.1f), m2 = splat(1.2f), m3 = splat(1.3f), m4 = splat(1.4f), m5 = splat(1.5f);
+    V a0 = splat(0.0f), a1 = splat(0.1f), a2 = splat(0.2f), a3 = splat(0.3f), a4 = splat(0.4f), a5 = splat(0.5f);
+    const double t0 = now_ms();
+    for (long i = 0; i < iterations; ++i) {
+      m0 = mul(m0, factor); m1 = mul(m1, factor); m2 = mul(m2, factor);
+      m3 = mul(m3, factor); m4 = mul(m4, factor); m5 = mul(m5, factor);
+      a0 = add(a0, step); a1 = add(a1, step); a2 = add(a2, step);
+      a3 = add(a3, step); a4 = add(a4, step); a5 = add(a5, step);
+    }
+    const double ms = now_ms() - t0;
+    volatile float sink = lane0(add(add(add(m0, m1), add(m2, m3)), add(add(m4, m5), add(add(a0, a1), add(add(a2, a3), add(a4, a5))))));
+    (void)sink;
+    gflops.push_back(double(iterations) * 12.0 * 4.0 / (ms * 1e6));
+  }
+  std::sort(gflops.begin(), gflops.end());
+  return gflops[gflops.size() / 2];
+#else
+  return 0.0;
+#endif
+}
+
+// ---------------------------------------------------------------- 3 inputs and outputs
+struct Inputs {
+  Mat Q, K, V;           // (n, d) each, uniform in [-1, 1]
+  Mat X;                 // (n, d), uniform in [-1, 1]
+  Mat W_Q, W_K, W_V;     // (d, d), uniform in +-1/sqrt(d)
+};
+
+Mat uniform(attn::Rng& rng, int rows, int cols, float limit) {
+  Mat M(rows, cols);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) M(r, c) = rng.uniform(-limit, limit);
+  return M;
+}
+
+// Seeded by the shape only: every build, native or wasm, draws the same numbers.
+Inputs make_inputs(int n, int d) {
+  attn::Rng rng(uint64_t(1000 * n + d));
+  Inputs in;
+  in.Q = uniform(rng, n, d, 1.0f);
+  in.K = uniform(rng, n, d, 1.0f);
+  in.V = uniform(rng, n, d, 1.0f);
+  in.X = uniform(rng, n, d, 1.0f);
+  const float limit = 1.0f / std::sqrt(float(d));
+  in.W_Q = uniform(rng, d, d, limit);
+  in.W_K = uniform(rng, d, d, limit);
+  in.W_V = uniform(rng, d, d, limit);
+  return in;
+}
+
+double checksum(const Mat& M) {
+  double s = 0.0;
+  for (Eigen::Index i = 0; i < M.size(); ++i) s += double(M.data()[i]) * double(1 + i % 7);
+  return s;
+}
+
+bool write_floats(const std::string& path, const std::vector<const Mat*>& mats) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return false;
+  bool ok = true;
+  for (const Mat* m : mats) ok = ok && std::fwrite(m->data(), sizeof(float), size_t(m->size()), f) == size_t(m->size());
+  return std::fclose(f) == 0 && ok;
+}
+
+// ---------------------------------------------------------------- 4 cases
+// Attention the way plain Eigen code writes it: the whole (n, n) score matrix,
+// a row-wise softmax, then the product with V. The baseline the tiled kernel
+// has to beat inside this project.
+void eigen_attention(const Mat& Q, const Mat& K, const Mat& V, Mat* S, Mat* out) {
+  const float scale = 1.0f / std::sqrt(float(Q.cols()));
+  S->noalias() = (Q * K.transpose()) * scale;                           // (n_q, n_k)
+  S->colwise() -= S->rowwise().maxCoeff();
+  *S = S->array().exp().matrix();
+  S->array().colwise() /= S->array().rowwise().sum();
+  out->noalias() = *S * V;                                              // (n_q, d_v)
+}
+
+void print_result(const char* build, const char* kind, const char* impl, int n, int d, double flop, const Timing& t,
+                  double sum) {
+  std::printf("{\"kind\":\"%s\",\"build\":\"%s\",\"impl\":\"%s\",\"n\":%d,\"d\":%d,\"flop\":%.0f,"
+              "\"median_ms\":%.6f,\"min_ms\":%.6f,\"gflops\":%.3f,\"samples\":%d,\"batch\":%d,\"checksum\":%.9g}\n",
+              kind, build, impl, n, d, flop, t.median_ms, t.min_ms, flop / (t.median_ms * 1e6), t.samples, t.batch,
+              sum);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- 5 main
+int main(int argc, char** argv) {
+  std::string out_dir;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_dir = argv[++i];
+    else if (!std::strcmp(argv[i], "--quick")) g_budget_ms = 30.0;
+    else {
+      std::fprintf(stderr, "usage: bench_attention [--out DIR] [--quick]\n");
+      return 2;
+    }
+  }
+#if defined(__EMSCRIPTEN__)
+  const char* build = attn::wasm_simd128_enabled() ? "wasm-simd" : "wasm-scalar";
+#else
+  const char* build = "native";
+#endif
+  std::printf("{\"kind\":\"info\",\"build\":\"%s\",\"isa\":\"%s\",\"lanes\":%d,\"eigen_simd\":\"%s\"}\n", build,
+              attn::fast_kernel_isa(), attn::fast_kernel_lanes(), attn::eigen_simd_in_use());
+  std::printf("{\"kind\":\"machine\",\"build\":\"%s\",\"clock_ghz\":%.3f,\"simd128_peak_gflops\":%.2f}\n", build,
+              measure_clock_ghz(), measure_simd128_peak_gflops());
+  std::fflush(stdout);
+
+  const int lengths[] = {16, 64, 256, 1024}, widths[] = {16, 64};
+  for (int n : lengths)
+    for (int d : widths) {
+      const Inputs in = make_inputs(n, d);
+      const double attention_flop = 4.0 * n * double(n) * d;
+      const double projection_flop = 6.0 * n * double(d) * d;
+      std::printf("{\"kind\":\"inputs\",\"build\":\"%s\",\"n\":%d,\"d\":%d,\"checksum\":%.9g}\n", build, n, d,
+                  checksum(in.Q) + checksum(in.K) + checksum(in.V) + checksum(in.X) + checksum(in.W_Q) +
+                      checksum(in.W_K) + checksum(in.W_V));
+      Mat out, S;
+      attn::FastAttentionDesc desc;
+      const std::string shape = "_n" + std::to_string(n) + "_d" + std::to_string(d) + ".f32";
+
+      // attention: Q, K, V given
+      Timing t = time_it([&] { attn::fast_attention(in.Q, in.K, in.V, desc, &out); });
+      print_result(build, "attention", "simd", n, d, attention_flop, t, checksum(out));
+      if (!out_dir.empty()) write_floats(out_dir + "/" + build + "/attention" + shape, {&out});
+      t = time_it([&] { attn::fast_attention_scalar(in.Q, in.K, in.V, desc, &out); });
+      print_result(build, "attention", "scalar", n, d, attention_flop, t, checksum(out));
+      t = time_it([&] { eigen_attention(in.Q, in.K, in.V, &S, &out); });
+      print_result(build, "attention", "eigen", n, d, attention_flop, t, checksum(out));
+
+      // self-attention: X -> projections -> attention
+      const attn::SelfAttentionWeights w{in.W_Q, in.W_K, in.W_V};
+      attn::FastSelfAttentionDesc self;
+      self.projection = attn::ProjectionKernel::fast;
+      t = time_it([&] { attn::fast_self_attention(in.X, w, self, &out); });
+      print_result(build, "self_attention", "simd", n, d, attention_flop + projection_flop, t, checksum(out));
+      if (!out_dir.empty()) write_floats(out_dir + "/" + build + "/self_attention" + shape, {&out});
+      self.projection = attn::ProjectionKernel::eigen;
+      t = time_it([&] { attn::fast_self_attention(in.X, w, self, &out); });
+      print_result(build, "self_attention", "simd-eigen-proj", n, d, attention_flop + projection_flop, t,
+                   checksum(out));
+      self.projection = attn::ProjectionKernel::fast;
+      self.scalar = true;
+      t = time_it([&] { attn::fast_self_attention(in.X, w, self, &out); });
+      print_result(build, "self_attention", "scalar", n, d, attention_flop + projection_flop, t, checksum(out));
+
+      // the projection product alone: own kernel vs Eigen
+      Mat W_all(d, 3 * d);
+      W_all << in.W_Q, in.W_K, in.W_V;
+      t = time_it([&] { attn::fast_matmul(in.X, W_all, &out); });
+      print_result(build, "projection", "fast", n, d, projection_flop, t, checksum(out));
+      t = time_it([&] { out.noalias() = in.X * W_all; });
+      print_result(build, "projection", "eigen", n, d, projection_flop, t, checksum(out));
+
+      if (!out_dir.empty() && std::string(build) == "native")
+        write_floats(out_dir + "/inputs" + shape, {&in.Q, &in.K, &in.V, &in.X, &in.W_Q, &in.W_K, &in.W_V});
+    }
+  std::printf("{\"kind\":\"done\",\"build\":\"%s\"}\n", build);
+  return 0;
+}

@@ -1,0 +1,290 @@
+// demo_view.cpp: a demo drawn from its declarative panel list. Each attn::Panel
+// becomes a card (title + one widget); cards flow left to right and wrap to a new
+// row when the next one would not fit the window. Nothing here computes: sizes
+// come from each widget's *_width function, numbers from the core.
+// Sections: 1 looking things up, 2 panel sizes, 3 drawing one panel, 4 the flow.
+#include <imgui.h>
+
+#include <algorithm>
+
+#include "ui/card.h"
+#include "ui/panels.h"
+#include "ui/strings.h"
+
+namespace ui {
+namespace {
+
+constexpr float kPad = kCardPad;
+constexpr float kGap = 14.0f;       // between cards
+constexpr float kTitleCap = 340.0f; // a longer title wraps instead of widening the card
+constexpr float kMinCard = 150.0f;
+
+using attn::Panel;
+
+// ---------------------------------------------------------------- 1 looking things up
+struct Ctx {
+  const attn::DemoInputs& in;
+  const attn::DemoOutputs& out;
+  const std::string& lang;
+  float avail;  // width of the demo area
+};
+
+// Inputs first (editable), then computed outputs; null when absent.
+const attn::Mat* find_mat(const Ctx& c, const std::string& name, bool* is_input = nullptr) {
+  if (is_input) *is_input = false;
+  if (name.empty()) return nullptr;
+  if (auto it = c.in.mats.find(name); it != c.in.mats.end()) {
+    if (is_input) *is_input = true;
+    return &it->second;
+  }
+  if (auto it = c.out.mats.find(name); it != c.out.mats.end()) return &it->second;
+  return nullptr;
+}
+
+// The panel's labels, or the demo's tokens when they fit the count.
+std::vector<std::string> labels_or_tokens(const Ctx& c, const std::vector<std::string>& labels, Eigen::Index n) {
+  if (!labels.empty()) return labels;
+  if (c.in.tokens.size() == size_t(n)) return c.in.tokens;
+  return {};
+}
+
+std::string setting_value(const Ctx& c, const std::string& name) {
+  auto it = c.in.settings.find(name);
+  return it == c.in.settings.end() ? std::string() : it->second;
+}
+
+// The views of the widgets, built the same way for measuring and for drawing.
+MatrixEditorView editor_view(const Ctx& c, const Panel& p, const attn::Mat* m) {
+  MatrixEditorView v{p.source, m, labels_or_tokens(c, p.row_labels, m->rows()), p.col_labels};
+  v.lang = c.lang;
+  return v;
+}
+HeatmapView heatmap_view(const Ctx& c, const Panel& p, const attn::Mat* m) {
+  return {p.id, m, p.row_labels, p.col_labels, p.unit_range, 2, c.avail - 2 * kPad};
+}
+TokenArrowsView arrows_view(const Ctx& c, const Panel& p, const attn::Mat* m) {
+  return {p.id, m, labels_or_tokens(c, p.row_labels, m->rows()), labels_or_tokens(c, p.col_labels, m->cols())};
+}
+VectorPlotView vectors_view(const Ctx& c, const Panel& p, const attn::Mat* m) {
+  VectorPlotView v;
+  v.id = p.id;
+  v.first = {p.source, m, p.row_labels, false};
+  find_mat(c, p.source, &v.first.editable);
+  // row_labels name the rows of source, series_labels the rows of source2.
+  if (const attn::Mat* m2 = find_mat(c, p.source2, &v.second.editable))
+    v.second = {p.source2, m2, p.series_labels, v.second.editable};
+  v.caption = p.text.get(c.lang);
+  return v;
+}
+PlotView plot_view(const Ctx& c, const Panel& p, const attn::Mat* m) {
+  PlotView v;
+  v.id = p.id;
+  v.bars = p.kind == Panel::Kind::bar_plot;
+  v.ys = m;
+  v.xs = find_mat(c, p.x_source);
+  v.series_labels = p.series_labels;
+  if (v.bars) {
+    // Bars: groups are rows (row_labels), bars are columns (col_labels). With a
+    // single row the bars themselves are labelled below.
+    v.group_labels = m->rows() == 1 ? p.col_labels : p.row_labels;
+    v.series_labels = p.col_labels;
+  } else {
+    v.axes = p.text.get(c.lang);
+  }
+  v.max_width = c.avail - 2 * kPad;
+  return v;
+}
+ChoiceView choice_view(const Ctx& c, const Panel& p) {
+  ChoiceView v{p.setting, p.options, {}, setting_value(c, p.setting)};
+  for (const auto& l : p.option_labels) v.labels.push_back(l.get(c.lang));
+  return v;
+}
+SliderView slider_view(const Ctx& c, const Panel& p) { return {p.setting, p.min, p.max, p.step, setting_value(c, p.setting)}; }
+
+// ---------------------------------------------------------------- 2 panel sizes
+float text_block_width(const std::string& text) {
+  float w = 0.0f;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    w = std::max(w, ImGui::CalcTextSize(text.c_str() + pos, text.c_str() + nl).x);
+    pos = nl + 1;
+  }
+  return w;
+}
+
+// Width of a panel's content (without the card padding); 0 when it cannot be drawn.
+float content_width(const Ctx& c, const Panel& p) {
+  const attn::Mat* m = find_mat(c, p.source);
+  const float text_cap = std::min(c.avail - 2 * kPad, 560.0f);
+  switch (p.kind) {
+    case Panel::Kind::editor: return m ? matrix_editor_width(editor_view(c, p, m)) : 0.0f;
+    case Panel::Kind::heatmap: return m ? heatmap_width(heatmap_view(c, p, m)) : 0.0f;
+    case Panel::Kind::token_arrows: return m ? token_arrows_width(arrows_view(c, p, m)) : 0.0f;
+    case Panel::Kind::vector_plot: return m ? vector_plot_width(vectors_view(c, p, m)) : 0.0f;
+    case Panel::Kind::line_plot:
+    case Panel::Kind::bar_plot: return m ? plot_width(plot_view(c, p, m)) : 0.0f;
+    case Panel::Kind::choice: return std::min(choice_width(choice_view(c, p)), c.avail - 2 * kPad);
+    case Panel::Kind::slider: return slider_width(slider_view(c, p));
+    case Panel::Kind::note: return std::min(text_block_width(p.text.get(c.lang)), text_cap);
+    case Panel::Kind::shapes: return std::min(text_block_width(p.text.get(c.lang)) + 16.0f, text_cap);
+  }
+  return 0.0f;
+}
+
+// ---------------------------------------------------------------- 3 drawing one panel
+void note(const std::string& text, float width) {
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    ImGui::TextUnformatted(text.c_str() + pos, text.c_str() + nl);
+    pos = nl + 1;
+  }
+  ImGui::PopTextWrapPos();
+}
+
+// Lines "name: (a, b, c)": names right-aligned in one column, shapes in the next.
+void shapes(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  float name_w = 0.0f;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    const std::string line = text.substr(pos, nl - pos);
+    const size_t colon = line.find(": ");
+    if (colon == std::string::npos) rows.push_back({"", line});
+    else rows.push_back({line.substr(0, colon + 1), line.substr(colon + 2)});
+    name_w = std::max(name_w, ImGui::CalcTextSize(rows.back().first.c_str()).x);
+    pos = nl + 1;
+  }
+  const float x0 = ImGui::GetCursorPosX();
+  for (const auto& [name, shape] : rows) {
+    if (name.empty()) {
+      ImGui::TextDisabled("%s", shape.c_str());
+      continue;
+    }
+    ImGui::SetCursorPosX(x0 + name_w - ImGui::CalcTextSize(name.c_str()).x);
+    ImGui::TextUnformatted(name.c_str());
+    ImGui::SameLine(x0 + name_w + 8.0f);
+    ImGui::TextColored(ImVec4(0.20f, 0.42f, 0.85f, 1), "%s", shape.c_str());
+  }
+}
+
+std::optional<DemoEdit> draw_content(const Ctx& c, const Panel& p, float width) {
+  std::optional<DemoEdit> edit;
+  bool is_input = false;
+  const attn::Mat* m = find_mat(c, p.source, &is_input);
+  switch (p.kind) {
+    case Panel::Kind::editor: {
+      if (auto e = matrix_editor(editor_view(c, p, m)))
+        edit = DemoEdit{DemoEdit::Kind::cell, e->name, e->row, e->col, e->value, 0.0f, {}};
+      if (!is_input) break;
+      const MatrixAction a = matrix_tools(p.source, c.lang);
+      if (a == MatrixAction::randomise) edit = DemoEdit{DemoEdit::Kind::randomise, p.source, 0, 0, 0.0f, 0.0f, {}};
+      if (a == MatrixAction::reset) edit = DemoEdit{DemoEdit::Kind::reset, p.source, 0, 0, 0.0f, 0.0f, {}};
+      break;
+    }
+    case Panel::Kind::heatmap: heatmap(heatmap_view(c, p, m)); break;
+    case Panel::Kind::token_arrows: token_arrows(arrows_view(c, p, m)); break;
+    case Panel::Kind::vector_plot:
+      if (auto e = vector_plot(vectors_view(c, p, m)))
+        edit = DemoEdit{DemoEdit::Kind::point, e->name, e->row, 0, e->x, e->y, {}};
+      break;
+    case Panel::Kind::line_plot:
+    case Panel::Kind::bar_plot: plot(plot_view(c, p, m)); break;
+    case Panel::Kind::choice:
+      if (auto v = choice(choice_view(c, p))) edit = DemoEdit{DemoEdit::Kind::setting, p.setting, 0, 0, 0.0f, 0.0f, *v};
+      break;
+    case Panel::Kind::slider:
+      if (auto v = slider(slider_view(c, p))) edit = DemoEdit{DemoEdit::Kind::setting, p.setting, 0, 0, 0.0f, 0.0f, *v};
+      break;
+    case Panel::Kind::note: note(p.text.get(c.lang), width); break;
+    case Panel::Kind::shapes: shapes(p.text.get(c.lang)); break;
+  }
+  return edit;
+}
+
+// Stands in for a panel the learner should predict before seeing.
+void placeholder(const char* message, float width) {
+  const ImVec2 a = ImGui::GetCursorScreenPos();
+  const float h = std::max(90.0f, ImGui::GetTextLineHeightWithSpacing() * 3);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddRectFilled(a, ImVec2(a.x + width, a.y + h), IM_COL32(238, 240, 245, 255), 4.0f);
+  for (float x = -h; x < width; x += 14.0f)  // light diagonal hatching
+    dl->AddLine(ImVec2(a.x + std::max(x, 0.0f), a.y + (x < 0 ? -x : 0.0f)),
+                ImVec2(a.x + std::min(x + h, width), a.y + (x + h > width ? width - x : h)), IM_COL32(226, 229, 236, 255));
+  ImGui::SetCursorScreenPos(ImVec2(a.x + 10, a.y + 10));
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - 20);
+  ImGui::TextDisabled("%s", message);
+  ImGui::PopTextWrapPos();
+  ImGui::SetCursorScreenPos(a);
+  ImGui::Dummy(ImVec2(width, h));
+}
+
+bool needs_matrix(Panel::Kind k) {
+  return k != Panel::Kind::choice && k != Panel::Kind::slider && k != Panel::Kind::note && k != Panel::Kind::shapes;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- 4 the flow
+std::optional<DemoEdit> demo_view(const DemoView& view) {
+  const attn::DemoInputs& in = *view.inputs;
+  const attn::DemoOutputs& out = *view.outputs;
+  const Ctx c{in, out, view.lang, ImGui::GetContentRegionAvail().x};
+  std::optional<DemoEdit> edit;
+
+  if (!out.error.empty())
+    ImGui::TextColored(ImVec4(0.75f, 0.15f, 0.10f, 1), "%s %s", text::cannot_compute.get(view.lang), out.error.c_str());
+
+  const float left = ImGui::GetCursorScreenPos().x, right = left + c.avail;
+  bool first = true;
+  for (size_t i = 0; i < out.panels.size(); ++i) {
+    const Panel& p = out.panels[i];
+    if (needs_matrix(p.kind) && !find_mat(c, p.source)) {
+      // After a compute error the outputs are missing: draw what still can be.
+      if (!out.error.empty()) continue;
+      ImGui::TextColored(ImVec4(0.75f, 0.15f, 0.10f, 1), "panel '%s': no matrix '%s'", p.id.c_str(), p.source.c_str());
+      first = true;
+      continue;
+    }
+    const std::string title = p.title.get(view.lang);
+    const float title_w = std::min(ImGui::CalcTextSize(title.c_str()).x, kTitleCap);
+    const float inner = std::max({content_width(c, p), title_w, kMinCard - 2 * kPad});
+    const float card_w = std::min(inner + 2 * kPad, std::max(c.avail, kMinCard));
+    if (!first) {
+      ImGui::SameLine(0, kGap);
+      if (ImGui::GetCursorScreenPos().x + card_w > right + 0.5f) {
+        ImGui::NewLine();
+        ImGui::Dummy(ImVec2(0, kGap - ImGui::GetStyle().ItemSpacing.y * 2));
+      }
+    }
+    first = false;
+
+    ImGui::PushID(p.id.empty() ? std::to_string(i).c_str() : p.id.c_str());
+    Card card;
+    card_begin(card, card_w);
+    if (!title.empty()) {
+      ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + card_w - 2 * kPad);
+      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.25f, 0.30f, 0.40f, 1));
+      ImGui::TextUnformatted(title.c_str());
+      ImGui::PopStyleColor();
+      ImGui::PopTextWrapPos();
+    }
+    const bool hidden =
+        std::find(view.hidden_panels.begin(), view.hidden_panels.end(), p.id) != view.hidden_panels.end();
+    if (hidden) placeholder(text::hidden_panel.get(view.lang), card_w - 2 * kPad);
+    else if (auto e = draw_content(c, p, card_w - 2 * kPad)) edit = e;
+    card_end(card);
+    ImGui::PopID();
+  }
+
+  for (const auto& w : out.warnings) ImGui::TextColored(ImVec4(0.70f, 0.45f, 0.0f, 1), "%s", w.c_str());
+  return edit;
+}
+
+}  // namespace ui

@@ -1,0 +1,120 @@
+// settings.cpp: the two ways a learner changes a demo's settings: a segmented
+// choice among named options, and a numeric slider (with - / + buttons that move
+// one step, for keyboards and precise clicks).
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "ui/panels.h"
+#include "ui/widget_log.h"
+
+namespace ui {
+namespace {
+
+const std::string& option_label(const ChoiceView& view, size_t i) {
+  return i < view.labels.size() && !view.labels[i].empty() ? view.labels[i] : view.options[i];
+}
+
+float button_width(const std::string& text) {
+  return ImGui::CalcTextSize(text.c_str()).x + 2.0f * ImGui::GetStyle().FramePadding.x + 8.0f;
+}
+
+constexpr float kSliderW = 240.0f;
+
+bool integral(float x) { return std::abs(x - std::round(x)) < 1e-6f; }
+
+}  // namespace
+
+float choice_width(const ChoiceView& view) {
+  float w = 0.0f;
+  for (size_t i = 0; i < view.options.size(); ++i) w += button_width(option_label(view, i)) + (i ? 2.0f : 0.0f);
+  return w;
+}
+
+std::optional<std::string> choice(const ChoiceView& view) {
+  std::optional<std::string> picked;
+  const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
+  ImGui::PushID(view.setting.c_str());
+  ImGui::PushStyleVar(ImGuiStyleVar_FrameRounding, 3.0f);
+  for (size_t i = 0; i < view.options.size(); ++i) {
+    const std::string& label = option_label(view, i);
+    const float w = button_width(label);
+    // Wrap onto a new line when the next option would not fit.
+    if (i > 0) {
+      ImGui::SameLine(0, 2);
+      if (ImGui::GetCursorScreenPos().x + w > right) ImGui::NewLine();
+    }
+    const bool on = view.options[i] == view.current;
+    if (on) {
+      ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.20f, 0.42f, 0.85f, 1));
+      ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(0.25f, 0.48f, 0.90f, 1));
+      ImGui::PushStyleColor(ImGuiCol_ButtonActive, ImVec4(0.18f, 0.38f, 0.80f, 1));
+      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 1, 1, 1));
+    }
+    ImGui::PushID(int(i));
+    if (ImGui::Button(label.c_str(), ImVec2(w, 0)) && !on) picked = view.options[i];
+    ImGui::PopID();
+    if (on) ImGui::PopStyleColor(4);
+    widgets_record_last("choice:" + view.setting + ":" + view.options[i], "button");
+  }
+  ImGui::PopStyleVar();
+  ImGui::PopID();
+  return picked;
+}
+
+float slider_width(const SliderView& view) {
+  const float buttons = view.step > 0 ? 2.0f * (ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x) : 0.0f;
+  char widest[32];
+  std::snprintf(widest, sizeof widest, "%g", double(std::max(std::abs(view.min), std::abs(view.max))));
+  return kSliderW + buttons + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(widest).x + 24.0f;
+}
+
+std::optional<std::string> slider(const SliderView& view) {
+  const bool as_int = view.step > 0 && integral(view.step) && integral(view.min);
+  float v = view.current.empty() ? view.min : std::strtof(view.current.c_str(), nullptr);
+  if (!std::isfinite(v)) v = view.min;
+  v = std::clamp(v, view.min, view.max);
+  const float before = v;
+  // Decimals shown: enough for the step (0.05 -> 2), 2 when continuous.
+  const int decimals = as_int ? 0 : view.step > 0 ? std::clamp(int(std::ceil(-std::log10(view.step) - 1e-4f)), 0, 4) : 2;
+  char format[16];
+  std::snprintf(format, sizeof format, "%%.%df", decimals);
+  const float spacing = ImGui::GetStyle().ItemInnerSpacing.x;
+
+  ImGui::PushID(view.setting.c_str());
+  if (view.step > 0) {
+    if (ImGui::Button("-", ImVec2(ImGui::GetFrameHeight(), 0))) v -= view.step;
+    widgets_record_last("slider:" + view.setting + ":dec", "button");
+    ImGui::SameLine(0, spacing);
+  }
+  ImGui::SetNextItemWidth(kSliderW);
+  // A wide positive range (1 .. 512) reads better on a log scale.
+  const ImGuiSliderFlags flags = ImGuiSliderFlags_AlwaysClamp |
+                                 (view.min > 0 && view.max / view.min >= 100.0f ? ImGuiSliderFlags_Logarithmic : 0);
+  // The value is printed beside the slider, where the grab never covers it.
+  ImGui::SliderFloat("##s", &v, view.min, view.max, "", flags);
+  widgets_record_last("slider:" + view.setting, "slider");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip(format, double(v));
+  if (view.step > 0) {
+    ImGui::SameLine(0, spacing);
+    if (ImGui::Button("+", ImVec2(ImGui::GetFrameHeight(), 0))) v += view.step;
+    widgets_record_last("slider:" + view.setting + ":inc", "button");
+  }
+  ImGui::SameLine();
+  ImGui::AlignTextToFramePadding();
+  ImGui::Text(format, double(before));
+  ImGui::PopID();
+
+  if (view.step > 0) v = view.min + std::round((v - view.min) / view.step) * view.step;
+  v = std::clamp(v, view.min, view.max);
+  if (std::abs(v - before) < 1e-7f) return std::nullopt;
+  char text[32];
+  if (as_int) std::snprintf(text, sizeof text, "%d", int(std::lround(v)));
+  else std::snprintf(text, sizeof text, "%g", double(v));
+  return std::string(text);
+}
+
+}  // namespace ui

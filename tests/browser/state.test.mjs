@@ -1,0 +1,114 @@
+// What the learner keeps: progress and edited values survive a reload, a shared
+// link carries the values, the language is remembered, and bad links or saved
+// state are refused with a notice instead of breaking the lab.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openLab, state, widget, frames, screenshotVariety } from './harness.mjs';
+
+let lab;
+before(async () => { lab = await openLab(); });
+after(async () => { await lab?.close(); });
+
+async function dragRight(page, id, pixels) {
+  const w = await widget(page, id);
+  const x = w.rect.x + w.rect.width / 2, y = w.rect.y + w.rect.height / 2;
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  for (let i = 1; i <= 8; i++) await page.mouse.move(x + (i * pixels) / 8, y, { steps: 2 });
+  await page.mouse.up();
+  await frames(page);
+}
+
+test('a reload restores the step, the progress and the edited values', async () => {
+  const { page } = lab;
+  assert.ok(await page.evaluate(() => window.attnlab.goto('first-look', 1)));
+  await frames(page);
+  const before = await state(page);
+  await dragRight(page, 'edit:k:2:0', 120);
+  const edited = await state(page);
+  assert.ok(edited.edited);
+  assert.notEqual(edited.values.k[2][0], before.values.k[2][0]);
+  await frames(page, 20);  // saving is throttled to a few times a second
+  await lab.reload();
+  const after = await state(page);
+  assert.equal(after.lesson, 'first-look');
+  assert.equal(after.step, 1);
+  assert.equal(after.values.k[2][0], edited.values.k[2][0]);
+  assert.deepEqual(after.outputs.weights, edited.outputs.weights);
+  const lessons = await page.evaluate(() => window.attnlab.lessons());
+  assert.ok(lessons.find((l) => l.id === 'first-look').furthest >= 1);
+  assert.deepEqual(lab.consoleErrors, []);
+});
+
+test('reset puts the lesson values back', async () => {
+  const { page } = lab;
+  const reset = await widget(page, 'step:reset');
+  await page.mouse.click(reset.rect.x + reset.rect.width / 2, reset.rect.y + reset.rect.height / 2);
+  await frames(page);
+  const s = await state(page);
+  assert.equal(s.edited, false);
+  assert.deepEqual(s.values.k[2], [0.8, 0.6].map((x) => Math.fround(x)));
+});
+
+test('a shared link restores the edited values in a fresh browser', async () => {
+  const { page } = lab;
+  await dragRight(page, 'edit:q:1:1', -90);
+  const edited = await state(page);
+  const link = await page.evaluate(() => window.attnlab.share());
+  assert.match(link, /^first-look\/2\/v1\.[A-Za-z0-9_-]+$/);
+  const other = await openLab({ hash: '#' + link, server: lab.server });
+  try {
+    const s = await state(other.page);
+    assert.equal(s.lesson, 'first-look');
+    assert.equal(s.step, 1);
+    assert.deepEqual(s.values.q, edited.values.q);
+    assert.deepEqual(other.consoleErrors, []);
+  } finally {
+    await other.close();
+  }
+});
+
+test('a bad or oversized link is ignored with a notice', async () => {
+  const bad = await openLab({ hash: '#first-look/2/v1.' + 'A'.repeat(6000), server: lab.server });
+  try {
+    const s = await state(bad.page);
+    assert.ok(s.notices.some((n) => n.includes('link was ignored')), JSON.stringify(s.notices));
+    await screenshotVariety(bad.page, 'state-bad-link');
+  } finally {
+    await bad.close();
+  }
+  const broken = await openLab({ hash: '#first-look/2/v1.bm90IGpzb24', server: lab.server });
+  try {
+    const s = await state(broken.page);
+    assert.ok(s.notices.some((n) => n.includes('damaged')), JSON.stringify(s.notices));
+  } finally {
+    await broken.close();
+  }
+});
+
+test('corrupt saved state is kept aside and the lab starts fresh', async () => {
+  const { page } = lab;
+  await page.evaluate(() => localStorage.setItem('attnlab.state', '{"version": 1, "edits": {"x/y": {"m": {"q": [[1, "a"]]}}}}'));
+  await lab.reload('');
+  const s = await state(page);
+  assert.ok(s.notices.some((n) => n.includes('could not be read')), JSON.stringify(s.notices));
+  const kept = await page.evaluate(() => localStorage.getItem('attnlab.state-unreadable'));
+  assert.match(kept, /"a"/);
+  assert.deepEqual(lab.consoleErrors, []);
+});
+
+test('the language switches, is remembered, and the page text follows', async () => {
+  const { page } = lab;
+  const toggle = await widget(page, 'lang:toggle');
+  await page.mouse.click(toggle.rect.x + toggle.rect.width / 2, toggle.rect.y + toggle.rect.height / 2);
+  await frames(page, 20);
+  assert.equal((await state(page)).lang, 'zh');
+  const prose = await page.evaluate(() => document.getElementById('prose').innerText);
+  assert.match(prose, /[\u4e00-\u9fff]/);
+  await screenshotVariety(page, 'state-chinese');
+  await lab.reload('');
+  assert.equal((await state(page)).lang, 'zh');
+  await page.evaluate(() => window.attnlab.setLanguage('en'));
+  await frames(page, 20);
+  assert.equal((await state(page)).lang, 'en');
+});
