@@ -39,12 +39,12 @@ const AGREE_ATOL = 1e-4;              // max |output - float64 reference|; outpu
 const log = (...m) => console.error('[bench]', ...m);
 const flopOf = (kind, n, d) => (kind === 'attention' ? 4 * n * n * d : 4 * n * n * d + 6 * n * d * d);
 
-// Same method as bench_attention.cpp: warm-up (>= 3 calls and 20 ms), then
+// Same method as bench_attention.cpp: warm-up (>= 3 calls and 100 ms), then
 // samples of a batch of calls lasting >= 0.2 ms; the median sample per call.
 async function timeIt(run) {
   const warmStart = performance.now();
   let warmCalls = 0;
-  while (warmCalls < 3 || performance.now() - warmStart < 20) { await run(); warmCalls++; }
+  while (warmCalls < 3 || performance.now() - warmStart < 100) { await run(); warmCalls++; }
   const perCall = (performance.now() - warmStart) / warmCalls;
   const batch = Math.max(1, Math.floor(0.2 / Math.max(perCall, 1e-6)));
   const samples = Math.min(2001, Math.max(7, Math.floor(BUDGET_MS / (perCall * batch))));

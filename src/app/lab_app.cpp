@@ -92,9 +92,10 @@ void lab_init(LabApp& app, const std::string& lesson_dir) {
     app.set = attn::load_lessons(read, &dir);
   }
   record_errors(app, app.set.errors);
+  const std::string link = platform::url_fragment();  // before enter_step rewrites it
   restore_saved_state(app);
   enter_step(app);
-  lab_follow_link(app, platform::url_fragment());
+  lab_follow_link(app, link);
 }
 
 bool lab_load_lesson_text(LabApp& app, const std::string& file, const std::string& text) {

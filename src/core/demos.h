@@ -1,8 +1,11 @@
 // demos.h: the live demos a lesson step can show, as data plus a pure compute.
 //
 // A step names a demo ("demo: qkv_basic") and gives its parameters. The registry
-// here says which parameters each demo takes, checks them when lessons load, and
-// computes the demo's outputs from the learner's current values every frame.
+// (src/core/demos.cpp; the demos themselves in demos_basics.cpp, demos_kinds.cpp
+// and demos_deep.cpp; every demo and its parameters are listed in lessons/README.md)
+// says which parameters each demo takes, checks them when lessons load, and
+// computes the demo's outputs -- numbers and the panels that show them -- from the
+// learner's current values whenever they change.
 #pragma once
 
 #include <map>
@@ -26,7 +29,9 @@ std::vector<DemoIssue> check_demo_params(const std::string& demo,
 // What the learner can change: every matrix parameter, by name, plus settings.
 struct DemoInputs {
   std::map<std::string, Mat> mats;             // e.g. "q" (n, d)
-  std::map<std::string, std::string> settings; // e.g. "score" -> "dot"
+  std::map<std::string, std::string> settings; // e.g. "score" -> "dot", "d_k" -> "16"
+                                               // (numbers as text; a choice or slider
+                                               // panel edits settings[panel.setting])
   std::vector<std::string> tokens;             // labels of the rows
 };
 
@@ -78,7 +83,11 @@ struct DemoOutputs {
 // The starting values of a validated step.
 DemoInputs demo_defaults(const LessonStep& step);
 
-// Recomputes a demo's outputs from the current inputs. Pure; cheap at lesson sizes.
+// Recomputes a demo's outputs from the current inputs. Pure; cheap at lesson sizes
+// (the d_k demo, the most expensive, takes a few ms). Every input is validated
+// first -- finite numbers, settings among their options or in range, consistent
+// shapes -- and a problem comes back in DemoOutputs::error. Settings missing from
+// `in` run at their defaults.
 DemoOutputs run_demo(const std::string& demo, const DemoInputs& in);
 
 // Names of the matrices a learner may edit in this demo, in display order.

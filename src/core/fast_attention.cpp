@@ -201,12 +201,15 @@ constexpr float kExp2C3 = 5.550713279e-02f;
 constexpr float kExp2C4 = 9.675546682e-03f;
 constexpr float kExp2C5 = 1.327648719e-03f;
 
-template <class Ops>
+// kNonPositive: the caller guarantees x <= 0 (or NaN), as the softmax does, so
+// the upper clamp can be skipped.
+template <class Ops, bool kNonPositive = false>
 inline typename Ops::V exp2_vec(typename Ops::V x) {
   using V = typename Ops::V;
   // 1 clamp: k = -127 encodes 0.0f (underflow, also for -inf) and k = 128 encodes
   //   +inf (overflow); beyond that the integer trick below would wrap around.
-  x = Ops::min(Ops::max(x, Ops::splat(-127.0f)), Ops::splat(128.0f));
+  x = Ops::max(x, Ops::splat(-127.0f));
+  if (!kNonPositive) x = Ops::min(x, Ops::splat(128.0f));
   // 2 k = round-to-nearest(x): adding 1.5 * 2^23 leaves no fraction bits in the sum.
   const V magic = Ops::splat(12582912.0f);
   const V t = Ops::add(x, magic);
@@ -240,25 +243,31 @@ void exp2_array(const float* x, float* y, int count) {
 // registers of x86-64 (and of V8's code for wasm, which keeps one as scratch).
 // The depth loop is unrolled by 2 to halve the loop and (in V8) stack-check
 // overhead per multiply-add.
+// Pointers are bumped by hand and constants are added to pointers, not to
+// indices: emcc runs LLVM without loop strength reduction, and this way each
+// step costs a couple of pointer adds while the constant offsets land in the
+// loads' offset fields (so V8 emits no extra address arithmetic).
 //
 // tile_rows: A row-major with row stride lda (the matrix product).
 template <class Ops, int MR, int NV>
 inline void tile_rows(const float* A, size_t lda, const float* B, size_t ldb, int depth,
                       typename Ops::V (&acc)[MR][NV]) {
   using V = typename Ops::V;
-  auto step = [&](int p) {
-    const float* B_p = B + size_t(p) * ldb;
+  const float* A_row[MR];
+  for (int r = 0; r < MR; ++r) A_row[r] = A + size_t(r) * lda;
+  auto step = [&](int p, const float* B_p) {
     V b[NV];
     for (int v = 0; v < NV; ++v) b[v] = Ops::load(B_p + v * Ops::W);
     for (int r = 0; r < MR; ++r) {
-      const V a = Ops::splat((A + size_t(r) * lda)[p]);
+      const V a = Ops::splat(A_row[r][p]);
       for (int v = 0; v < NV; ++v) acc[r][v] = Ops::mul_add(a, b[v], acc[r][v]);
     }
   };
   int p = 0;
+  const float* B_p = B;
   ATTN_NO_AUTO_VECTORIZE
-  for (; p + 2 <= depth; p += 2) step(p), step(p + 1);
-  if (p < depth) step(p);
+  for (; p + 2 <= depth; p += 2, B_p += 2 * ldb) step(p, B_p), step(p + 1, B_p + ldb);
+  if (p < depth) step(p, B_p);
 }
 
 // tile_interleaved: A stored step-major with the MR rows side by side,
@@ -268,11 +277,7 @@ template <class Ops, int MR, int NV>
 inline void tile_interleaved(const float* A, const float* B, size_t ldb, int depth,
                              typename Ops::V (&acc)[MR][NV]) {
   using V = typename Ops::V;
-  // (Pointer + constant, not index + constant: then emcc puts the constant in
-  // the load's offset field and V8 needs no extra address arithmetic.)
-  auto step = [&](int p) {
-    const float* A_p = A + size_t(p) * MR;
-    const float* B_p = B + size_t(p) * ldb;
+  auto step = [&](const float* A_p, const float* B_p) {
     V b[NV];
     for (int v = 0; v < NV; ++v) b[v] = Ops::load(B_p + v * Ops::W);
     for (int r = 0; r < MR; ++r) {
@@ -280,10 +285,12 @@ inline void tile_interleaved(const float* A, const float* B, size_t ldb, int dep
       for (int v = 0; v < NV; ++v) acc[r][v] = Ops::mul_add(a, b[v], acc[r][v]);
     }
   };
-  int p = 0;
+  const float* A_p = A;
+  const float* B_p = B;
+  const float* const A_end = A + size_t(depth) * MR;
   ATTN_NO_AUTO_VECTORIZE
-  for (; p + 2 <= depth; p += 2) step(p), step(p + 1);
-  if (p < depth) step(p);
+  for (; A_p + 2 * MR <= A_end; A_p += 2 * MR, B_p += 2 * ldb) step(A_p, B_p), step(A_p + MR, B_p + ldb);
+  if (A_p < A_end) step(A_p, B_p);
 }
 
 template <class Ops, int MR, int NV>
@@ -358,7 +365,12 @@ struct AttentionProblem {
   float* weights;  // (n_q, n_k), row stride n_k; null = not wanted
 };
 
-constexpr int kKeyBlock = 128;  // keys per block; a multiple of every backend's tile width
+// Block sizes: for d = 64 a key block of K^T (16 KiB) plus its rows of V (16 KiB)
+// fill a 32 KiB L1 data cache, and 8 query tiles (32 rows in wasm) reuse each
+// block before it leaves L2. (Measured on the bench machine; 64-256 keys and
+// 1-8 tiles were within a few per cent of each other.)
+constexpr int kKeyBlock = 64;    // keys per block (at most); a multiple of every backend's tile width
+constexpr int kQueryTiles = 8;   // query tiles that share a key block while it is in cache
 constexpr float kLog2e = 1.44269504088896341f;
 
 // One query tile is R = W rows, so a vector holds "the same key for each of
@@ -372,7 +384,8 @@ void attention_tiled(const AttentionProblem& pr) {
   constexpr int W = Ops::W, R = Ops::W, NV = Ops::kColVecs, TW = NV * W;  // tile: R rows x TW columns
   const int n_q = pr.n_q, n_k = pr.n_k, d = pr.d, d_v = pr.d_v;
   const int n_q_pad = round_up(n_q, R), d_v_pad = round_up(d_v, TW);
-  const int blocks = (n_k + kKeyBlock - 1) / kKeyBlock;
+  const int key_block = std::min(kKeyBlock, round_up(n_k, TW));  // fewer keys than a block: a smaller one
+  const int blocks = (n_k + key_block - 1) / key_block;
   const float neg_inf = -std::numeric_limits<float>::infinity();
 
   // Pass 0: pack the inputs into the layouts the register tiles read.
@@ -386,121 +399,136 @@ void attention_tiled(const AttentionProblem& pr) {
     float* tile = &Qp[size_t(i / R) * d * R] + (i % R);
     for (int c = 0; c < d; ++c) tile[size_t(c) * R] = pr.Q[size_t(i) * pr.ldq + c] * q_factor;
   }
-  // Kt: blocks of (d, kKeyBlock), K transposed one block at a time so a tile
+  // Kt: blocks of (d, key_block), K transposed one block at a time so a tile
   // reads TW consecutive keys per step; keys past n_k are 0 (masked in pass 2).
-  std::vector<float> Kt(size_t(blocks) * d * kKeyBlock, 0.0f);
+  std::vector<float> Kt(size_t(blocks) * d * key_block, 0.0f);
   ATTN_NO_AUTO_VECTORIZE
   for (int j = 0; j < n_k; ++j) {
-    float* panel = &Kt[size_t(j / kKeyBlock) * d * kKeyBlock] + (j % kKeyBlock);
-    for (int c = 0; c < d; ++c) panel[size_t(c) * kKeyBlock] = pr.K[size_t(j) * pr.ldk + c];
+    float* panel = &Kt[size_t(j / key_block) * d * key_block] + (j % key_block);
+    for (int c = 0; c < d; ++c) panel[size_t(c) * key_block] = pr.K[size_t(j) * pr.ldk + c];
   }
   // Vp (n_k, d_v_pad): V with its columns zero-padded to whole tiles.
   const std::vector<float> Vp = pack_columns(pr.V, pr.ldv, n_k, d_v, d_v_pad);
 
-  // Per query tile: S (kKeyBlock, R) scores then probabilities, key-major;
-  // O (R, d_v_pad) the unnormalised output; m, l (R) one lane per row.
+  // Per query tile: S (kKeyBlock, R) scores then probabilities, key-major, and
+  // lanes (R) for per-row scalars. Per query block of up to kQueryTiles tiles,
+  // which take turns on each key block while it is in cache: O (R, d_v_pad)
+  // unnormalised output and the running max m and sum l (one lane per row) of
+  // every tile.
   alignas(32) float S[kKeyBlock * R];
   alignas(32) float lanes[R];
-  std::vector<float> O(size_t(R) * d_v_pad);
+  std::vector<float> O_block(size_t(kQueryTiles) * R * d_v_pad);
+  V m[kQueryTiles], l[kQueryTiles];
+
+  // Passes 1-4 for the tile of rows i0 .. i0+R-1 against keys kb .. kb+valid-1.
+  auto attend_block = [&](int i0, int kb, int valid, V& m_tile, V& l_tile, float* O) {
+    const int cols = round_up(valid, TW);
+    const float* Q_tile = &Qp[size_t(i0) * d];
+    const float* panel = &Kt[size_t(kb / key_block) * d * key_block];
+    const int rows_here = std::min(R, n_q - i0);
+
+    // Pass 1: scores (R, cols) = Q_tile (R, d) Kt_block (d, cols), each
+    // R x W register block transposed on the way out to key-major S.
+    ATTN_NO_AUTO_VECTORIZE
+    for (int jc = 0; jc < cols; jc += TW) {
+      V acc[R][NV];
+      tile_zero<Ops, R, NV>(acc);
+      tile_interleaved<Ops, R, NV>(Q_tile, panel + jc, size_t(key_block), d, acc);
+      for (int v = 0; v < NV; ++v) {
+        V block[W];
+        for (int r = 0; r < R; ++r) block[r] = acc[r][v];
+        Ops::transpose(block);  // block[k]: key jc + v*W + k, one lane per row
+        for (int k = 0; k < W; ++k) Ops::store(S + size_t(jc + v * W + k) * R, block[k]);
+      }
+    }
+
+    // Pass 2: hide keys past n_k (tile padding) and, when causal, keys right of
+    // each row's diagonal. -inf becomes exactly 0 in exp2 (it clamps to 2^-127).
+    for (int r = 0; r < R; ++r) {
+      const int visible = pr.causal ? std::min(valid, i0 + r + 1 - kb) : valid;
+      for (int j = std::max(visible, 0); j < cols; ++j) S[j * R + r] = neg_inf;
+      if (pr.weights && r < rows_here)
+        for (int j = 0; j < valid; ++j) pr.weights[size_t(i0 + r) * n_k + kb + j] = S[j * R + r];
+    }
+
+    // Pass 3: online softmax, all R rows at once. The new running maximum
+    // m' = max(m, block max) is what every exponent is taken against, so each
+    // p = 2^(s - m') <= 1 and huge logits cannot overflow. The sum l and the
+    // output O were built against the old m, so both are rescaled by
+    // 2^(m - m') <= 1 (0 on the first block, where m = -inf). Block 0 always
+    // holds key 0, which every row may see, so m' is finite from then on.
+    V block_max = Ops::splat(neg_inf);
+    ATTN_NO_AUTO_VECTORIZE
+    for (int j = 0; j < cols; ++j) block_max = Ops::max(block_max, Ops::load(S + j * R));
+    const V m_new = Ops::max(m_tile, block_max);
+    const V correction = exp2_vec<Ops, true>(Ops::sub(m_tile, m_new));
+    V row_sum = Ops::splat(0.0f);
+    ATTN_NO_AUTO_VECTORIZE
+    for (int j = 0; j < cols; ++j) {
+      const V p = exp2_vec<Ops, true>(Ops::sub(Ops::load(S + j * R), m_new));
+      Ops::store(S + j * R, p);
+      row_sum = Ops::add(row_sum, p);
+    }
+    l_tile = Ops::mul_add(l_tile, correction, row_sum);
+    m_tile = m_new;
+
+    // Pass 4: O (R, d_v_pad) = O * correction + P (R, valid) V[kb .. kb+valid) (valid, d_v_pad).
+    Ops::store(lanes, correction);
+    ATTN_NO_AUTO_VECTORIZE
+    for (int jc = 0; jc < d_v_pad; jc += TW) {
+      V acc[R][NV];
+      tile_zero<Ops, R, NV>(acc);
+      tile_interleaved<Ops, R, NV>(S, &Vp[size_t(kb) * d_v_pad + jc], size_t(d_v_pad), valid, acc);
+      for (int r = 0; r < R; ++r) {
+        const V c = Ops::splat(lanes[r]);
+        for (int v = 0; v < NV; ++v) {
+          float* o = O + size_t(r) * d_v_pad + jc + v * W;
+          Ops::store(o, Ops::mul_add(Ops::load(o), c, acc[r][v]));
+        }
+      }
+    }
+  };
 
   ATTN_NO_AUTO_VECTORIZE
-  for (int i0 = 0; i0 < n_q; i0 += R) {
-    const float* Q_tile = &Qp[size_t(i0) * d];
-    std::fill(O.begin(), O.end(), 0.0f);
-    V m = Ops::splat(neg_inf), l = Ops::splat(0.0f);
-    const int rows_here = std::min(R, n_q - i0);
+  for (int q0 = 0; q0 < n_q; q0 += kQueryTiles * R) {
+    const int tiles = std::min(kQueryTiles, (n_q - q0 + R - 1) / R);
+    std::fill(O_block.begin(), O_block.end(), 0.0f);
+    for (int t = 0; t < tiles; ++t) m[t] = Ops::splat(neg_inf), l[t] = Ops::splat(0.0f);
     if (pr.weights)  // raw base-2 scores go here; keys never visited stay -inf (weight 0)
-      for (int r = 0; r < rows_here; ++r) std::fill_n(pr.weights + size_t(i0 + r) * n_k, n_k, neg_inf);
-    // Causal: the tile's last row sees keys 0 .. i0 + R - 1; later blocks are skipped.
-    const int key_end = pr.causal ? std::min(n_k, i0 + R) : n_k;
+      for (int i = q0; i < std::min(n_q, q0 + tiles * R); ++i) std::fill_n(pr.weights + size_t(i) * n_k, n_k, neg_inf);
+    // Causal: a tile's last row sees keys 0 .. i0 + R - 1; later blocks are skipped.
+    auto key_end = [&](int i0) { return pr.causal ? std::min(n_k, i0 + R) : n_k; };
 
     ATTN_NO_AUTO_VECTORIZE
-    for (int kb = 0; kb < key_end; kb += kKeyBlock) {
-      const int valid = std::min(kKeyBlock, key_end - kb);  // keys some row of the tile may see
-      const int cols = round_up(valid, TW);
-      const float* panel = &Kt[size_t(kb / kKeyBlock) * d * kKeyBlock];
-
-      // Pass 1: scores (R, cols) = Q_tile (R, d) Kt_block (d, cols), each
-      // R x W register block transposed on the way out to key-major S.
-      ATTN_NO_AUTO_VECTORIZE
-      for (int jc = 0; jc < cols; jc += TW) {
-        V acc[R][NV];
-        tile_zero<Ops, R, NV>(acc);
-        tile_interleaved<Ops, R, NV>(Q_tile, panel + jc, kKeyBlock, d, acc);
-        for (int v = 0; v < NV; ++v) {
-          V block[W];
-          for (int r = 0; r < R; ++r) block[r] = acc[r][v];
-          Ops::transpose(block);  // block[k]: key jc + v*W + k, one lane per row
-          for (int k = 0; k < W; ++k) Ops::store(S + size_t(jc + v * W + k) * R, block[k]);
-        }
+    for (int kb = 0; kb < key_end(q0 + (tiles - 1) * R); kb += key_block)
+      for (int t = 0; t < tiles; ++t) {
+        const int i0 = q0 + t * R, visible_end = key_end(i0);
+        if (kb < visible_end)
+          attend_block(i0, kb, std::min(key_block, visible_end - kb), m[t], l[t], &O_block[size_t(t) * R * d_v_pad]);
       }
 
-      // Pass 2: hide keys past n_k (tile padding) and, when causal, keys right of
-      // each row's diagonal. -inf becomes exactly 0 in exp2 (it clamps to 2^-127).
-      for (int r = 0; r < R; ++r) {
-        const int visible = pr.causal ? std::min(valid, i0 + r + 1 - kb) : valid;
-        for (int j = std::max(visible, 0); j < cols; ++j) S[j * R + r] = neg_inf;
-        if (pr.weights && r < rows_here)
-          for (int j = 0; j < valid; ++j) pr.weights[size_t(i0 + r) * n_k + kb + j] = S[j * R + r];
-      }
-
-      // Pass 3: online softmax, all R rows at once. The new running maximum
-      // m' = max(m, block max) is what every exponent is taken against, so each
-      // p = 2^(s - m') <= 1 and huge logits cannot overflow. The sum l and the
-      // output O were built against the old m, so both are rescaled by
-      // 2^(m - m') <= 1 (0 on the first block, where m = -inf). Block 0 always
-      // holds key 0, which every row may see, so m' is finite from then on.
-      V block_max = Ops::splat(neg_inf);
-      ATTN_NO_AUTO_VECTORIZE
-      for (int j = 0; j < cols; ++j) block_max = Ops::max(block_max, Ops::load(S + j * R));
-      const V m_new = Ops::max(m, block_max);
-      const V correction = exp2_vec<Ops>(Ops::sub(m, m_new));
-      V row_sum = Ops::splat(0.0f);
-      ATTN_NO_AUTO_VECTORIZE
-      for (int j = 0; j < cols; ++j) {
-        const V p = exp2_vec<Ops>(Ops::sub(Ops::load(S + j * R), m_new));
-        Ops::store(S + j * R, p);
-        row_sum = Ops::add(row_sum, p);
-      }
-      l = Ops::mul_add(l, correction, row_sum);
-      m = m_new;
-
-      // Pass 4: O (R, d_v_pad) = O * correction + P (R, valid) V[kb .. kb+valid) (valid, d_v_pad).
-      Ops::store(lanes, correction);
-      ATTN_NO_AUTO_VECTORIZE
-      for (int jc = 0; jc < d_v_pad; jc += TW) {
-        V acc[R][NV];
-        tile_zero<Ops, R, NV>(acc);
-        tile_interleaved<Ops, R, NV>(S, &Vp[size_t(kb) * d_v_pad + jc], size_t(d_v_pad), valid, acc);
-        for (int r = 0; r < R; ++r) {
-          const V c = Ops::splat(lanes[r]);
-          for (int v = 0; v < NV; ++v) {
-            float* o = &O[size_t(r) * d_v_pad + jc + v * W];
-            Ops::store(o, Ops::mul_add(Ops::load(o), c, acc[r][v]));
-          }
-        }
-      }
-    }
-
-    // Pass 5: normalise. l >= 1 (the row maximum contributed 2^0), no division by 0.
-    Ops::store(lanes, l);
-    for (int r = 0; r < rows_here; ++r) {
-      const float inv = 1.0f / lanes[r];
-      float* out_row = pr.out + size_t(i0 + r) * d_v;
-      for (int c = 0; c < d_v; ++c) out_row[c] = O[size_t(r) * d_v_pad + c] * inv;
-    }
-
-    // Pass 6 (only when the weights are wanted): weights = 2^(s - m) / l from the
-    // raw scores kept in pass 2, now that each row's final m and l are known.
-    if (pr.weights) {
-      alignas(32) float m_lanes[R];
-      Ops::store(m_lanes, m);
+    for (int t = 0; t < tiles; ++t) {
+      const int i0 = q0 + t * R, rows_here = std::min(R, n_q - i0);
+      const float* O = &O_block[size_t(t) * R * d_v_pad];
+      // Pass 5: normalise. l >= 1 (the row maximum contributed 2^0), no division by 0.
+      Ops::store(lanes, l[t]);
       for (int r = 0; r < rows_here; ++r) {
-        float* w = pr.weights + size_t(i0 + r) * n_k;
-        for (int j = 0; j < n_k; ++j) w[j] -= m_lanes[r];
-        exp2_array<Ops>(w, w, n_k);
         const float inv = 1.0f / lanes[r];
-        for (int j = 0; j < n_k; ++j) w[j] *= inv;
+        float* out_row = pr.out + size_t(i0 + r) * d_v;
+        for (int c = 0; c < d_v; ++c) out_row[c] = O[size_t(r) * d_v_pad + c] * inv;
+      }
+      // Pass 6 (only when the weights are wanted): weights = 2^(s - m) / l from
+      // the raw scores kept in pass 2, now that each row's final m and l are known.
+      if (pr.weights) {
+        alignas(32) float m_lanes[R];
+        Ops::store(m_lanes, m[t]);
+        for (int r = 0; r < rows_here; ++r) {
+          float* w = pr.weights + size_t(i0 + r) * n_k;
+          for (int j = 0; j < n_k; ++j) w[j] -= m_lanes[r];
+          exp2_array<Ops>(w, w, n_k);
+          const float inv = 1.0f / lanes[r];
+          for (int j = 0; j < n_k; ++j) w[j] *= inv;
+        }
       }
     }
   }
@@ -531,24 +559,40 @@ void attention_exact(const AttentionProblem& pr, Warnings* warnings) {
   if (pr.weights) std::memcpy(pr.weights, P.data(), sizeof(float) * size_t(pr.n_q) * size_t(pr.n_k));
 }
 
+// x * 0 is 0 for every finite x and NaN for +-inf and NaN, so the sum of x * 0
+// over a matrix is 0 exactly when every element is finite: W lanes at a time,
+// no branch per element.
+template <class Ops>
 bool all_finite(const float* x, size_t rows, size_t cols, size_t ld) {
-  for (size_t i = 0; i < rows; ++i)
-    for (size_t c = 0; c < cols; ++c)
-      if (!std::isfinite(x[i * ld + c])) return false;
-  return true;
+  using V = typename Ops::V;
+  const V zero = Ops::splat(0.0f);
+  V probe = zero;
+  float tail = 0.0f;
+  for (size_t i = 0; i < rows; ++i) {
+    const float* row = x + i * ld;
+    size_t c = 0;
+    ATTN_NO_AUTO_VECTORIZE
+    for (; c + Ops::W <= cols; c += Ops::W) probe = Ops::mul_add(Ops::load(row + c), zero, probe);
+    for (; c < cols; ++c) tail += row[c] * 0.0f;
+  }
+  alignas(32) float lanes[Ops::W];
+  Ops::store(lanes, probe);
+  for (float lane : lanes) tail += lane;
+  return tail == 0.0f;
 }
 
 // The fast kernel when its assumptions hold (finite inputs, finite scores --
 // checked after the fact on the output), the exact path otherwise.
 template <class Ops>
 void attention_checked(const AttentionProblem& pr, Warnings* warnings) {
-  const bool inputs_finite = all_finite(pr.Q, size_t(pr.n_q), size_t(pr.d), pr.ldq) &&
-                             all_finite(pr.K, size_t(pr.n_k), size_t(pr.d), pr.ldk) &&
-                             all_finite(pr.V, size_t(pr.n_k), size_t(pr.d_v), pr.ldv);
+  const bool inputs_finite = all_finite<Ops>(pr.Q, size_t(pr.n_q), size_t(pr.d), pr.ldq) &&
+                             all_finite<Ops>(pr.K, size_t(pr.n_k), size_t(pr.d), pr.ldk) &&
+                             all_finite<Ops>(pr.V, size_t(pr.n_k), size_t(pr.d_v), pr.ldv);
   if (inputs_finite) {
     attention_tiled<Ops>(pr);
-    const bool result_finite = all_finite(pr.out, size_t(pr.n_q), size_t(pr.d_v), size_t(pr.d_v)) &&
-                               (!pr.weights || all_finite(pr.weights, size_t(pr.n_q), size_t(pr.n_k), size_t(pr.n_k)));
+    const bool result_finite =
+        all_finite<Ops>(pr.out, size_t(pr.n_q), size_t(pr.d_v), size_t(pr.d_v)) &&
+        (!pr.weights || all_finite<Ops>(pr.weights, size_t(pr.n_q), size_t(pr.n_k), size_t(pr.n_k)));
     if (result_finite) return;
   }
   attention_exact(pr, warnings);

@@ -1,7 +1,9 @@
 // lesson.cpp: parser for lessons/*.lesson and the index.
 //
 // Sections: 1 small text helpers, 2 values (text, numbers, matrices),
-// 3 the line-by-line parser, 4 loading the index and validating.
+// 3 the line-by-line parser (steps, demo parameters, exercises and quizzes),
+// 4 loading the index and validating (demo parameters, and the matrices, settings
+// and panels that exercises and quizzes name).
 #include "core/lesson.h"
 
 #include <cctype>

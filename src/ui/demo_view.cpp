@@ -10,6 +10,7 @@
 #include "ui/card.h"
 #include "ui/panels.h"
 #include "ui/strings.h"
+#include "ui/widget_log.h"
 
 namespace ui {
 namespace {
@@ -63,7 +64,8 @@ HeatmapView heatmap_view(const Ctx& c, const Panel& p, const attn::Mat* m) {
   return {p.id, m, p.row_labels, p.col_labels, p.unit_range, 2, c.avail - 2 * kPad};
 }
 TokenArrowsView arrows_view(const Ctx& c, const Panel& p, const attn::Mat* m) {
-  return {p.id, m, labels_or_tokens(c, p.row_labels, m->rows()), labels_or_tokens(c, p.col_labels, m->cols())};
+  return {p.id, m, labels_or_tokens(c, p.row_labels, m->rows()), labels_or_tokens(c, p.col_labels, m->cols()),
+          c.avail - 2 * kPad};
 }
 VectorPlotView vectors_view(const Ctx& c, const Panel& p, const attn::Mat* m) {
   VectorPlotView v;
@@ -74,6 +76,7 @@ VectorPlotView vectors_view(const Ctx& c, const Panel& p, const attn::Mat* m) {
   if (const attn::Mat* m2 = find_mat(c, p.source2, &v.second.editable))
     v.second = {p.source2, m2, p.series_labels, v.second.editable};
   v.caption = p.text.get(c.lang);
+  v.max_width = c.avail - 2 * kPad;
   return v;
 }
 PlotView plot_view(const Ctx& c, const Panel& p, const attn::Mat* m) {
@@ -114,6 +117,8 @@ float text_block_width(const std::string& text) {
   return w;
 }
 
+float shapes_width(const std::string& text);  // section 3
+
 // Width of a panel's content (without the card padding); 0 when it cannot be drawn.
 float content_width(const Ctx& c, const Panel& p) {
   const attn::Mat* m = find_mat(c, p.source);
@@ -128,7 +133,7 @@ float content_width(const Ctx& c, const Panel& p) {
     case Panel::Kind::choice: return std::min(choice_width(choice_view(c, p)), c.avail - 2 * kPad);
     case Panel::Kind::slider: return slider_width(slider_view(c, p));
     case Panel::Kind::note: return std::min(text_block_width(p.text.get(c.lang)), text_cap);
-    case Panel::Kind::shapes: return std::min(text_block_width(p.text.get(c.lang)) + 16.0f, text_cap);
+    case Panel::Kind::shapes: return std::min(shapes_width(p.text.get(c.lang)), c.avail - 2 * kPad);
   }
   return 0.0f;
 }
@@ -147,29 +152,44 @@ void note(const std::string& text, float width) {
 }
 
 // Lines "name: (a, b, c)": names right-aligned in one column, shapes in the next.
-void shapes(const std::string& text) {
-  std::vector<std::pair<std::string, std::string>> rows;
-  float name_w = 0.0f;
+struct ShapeLines {
+  std::vector<std::pair<std::string, std::string>> rows;  // (name with ':', rest); name "" = plain line
+  float name_w = 0.0f, rest_w = 0.0f;
+};
+ShapeLines shape_lines(const std::string& text) {
+  ShapeLines out;
   size_t pos = 0;
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
     if (nl == std::string::npos) nl = text.size();
     const std::string line = text.substr(pos, nl - pos);
     const size_t colon = line.find(": ");
-    if (colon == std::string::npos) rows.push_back({"", line});
-    else rows.push_back({line.substr(0, colon + 1), line.substr(colon + 2)});
-    name_w = std::max(name_w, ImGui::CalcTextSize(rows.back().first.c_str()).x);
+    if (colon == std::string::npos) out.rows.push_back({"", line});
+    else out.rows.push_back({line.substr(0, colon + 1), line.substr(colon + 2)});
+    out.name_w = std::max(out.name_w, ImGui::CalcTextSize(out.rows.back().first.c_str()).x);
+    out.rest_w = std::max(out.rest_w, ImGui::CalcTextSize(out.rows.back().second.c_str()).x);
     pos = nl + 1;
   }
-  const float x0 = ImGui::GetCursorPosX();
-  for (const auto& [name, shape] : rows) {
+  return out;
+}
+constexpr float kShapeGap = 8.0f;
+float shapes_width(const std::string& text) {
+  const ShapeLines s = shape_lines(text);
+  return s.name_w + kShapeGap + s.rest_w;
+}
+
+void shapes(const std::string& text) {
+  const ShapeLines s = shape_lines(text);
+  const float x0 = ImGui::GetCursorScreenPos().x;
+  for (const auto& [name, shape] : s.rows) {
     if (name.empty()) {
-      ImGui::TextDisabled("%s", shape.c_str());
+      ImGui::TextUnformatted(shape.c_str());
       continue;
     }
-    ImGui::SetCursorPosX(x0 + name_w - ImGui::CalcTextSize(name.c_str()).x);
+    ImGui::SetCursorScreenPos(ImVec2(x0 + s.name_w - ImGui::CalcTextSize(name.c_str()).x, ImGui::GetCursorScreenPos().y));
     ImGui::TextUnformatted(name.c_str());
-    ImGui::SameLine(x0 + name_w + 8.0f);
+    ImGui::SameLine();
+    ImGui::SetCursorScreenPos(ImVec2(x0 + s.name_w + kShapeGap, ImGui::GetCursorScreenPos().y));
     ImGui::TextColored(ImVec4(0.20f, 0.42f, 0.85f, 1), "%s", shape.c_str());
   }
 }
@@ -242,7 +262,7 @@ std::optional<DemoEdit> demo_view(const DemoView& view) {
     ImGui::TextColored(ImVec4(0.75f, 0.15f, 0.10f, 1), "%s %s", text::cannot_compute.get(view.lang), out.error.c_str());
 
   const float left = ImGui::GetCursorScreenPos().x, right = left + c.avail;
-  bool first = true;
+  bool first = true, last_was_control = false;
   for (size_t i = 0; i < out.panels.size(); ++i) {
     const Panel& p = out.panels[i];
     if (needs_matrix(p.kind) && !find_mat(c, p.source)) {
@@ -256,14 +276,18 @@ std::optional<DemoEdit> demo_view(const DemoView& view) {
     const float title_w = std::min(ImGui::CalcTextSize(title.c_str()).x, kTitleCap);
     const float inner = std::max({content_width(c, p), title_w, kMinCard - 2 * kPad});
     const float card_w = std::min(inner + 2 * kPad, std::max(c.avail, kMinCard));
+    // Controls (choices, sliders) share rows only with each other, so a short
+    // control card never leaves a hole beside a tall matrix.
+    const bool control = p.kind == Panel::Kind::choice || p.kind == Panel::Kind::slider;
     if (!first) {
       ImGui::SameLine(0, kGap);
-      if (ImGui::GetCursorScreenPos().x + card_w > right + 0.5f) {
+      if (control != last_was_control || ImGui::GetCursorScreenPos().x + card_w > right + 0.5f) {
         ImGui::NewLine();
         ImGui::Dummy(ImVec2(0, kGap - ImGui::GetStyle().ItemSpacing.y * 2));
       }
     }
     first = false;
+    last_was_control = control;
 
     ImGui::PushID(p.id.empty() ? std::to_string(i).c_str() : p.id.c_str());
     Card card;
@@ -280,6 +304,7 @@ std::optional<DemoEdit> demo_view(const DemoView& view) {
     if (hidden) placeholder(text::hidden_panel.get(view.lang), card_w - 2 * kPad);
     else if (auto e = draw_content(c, p, card_w - 2 * kPad)) edit = e;
     card_end(card);
+    widgets_record_last("panel:" + p.id, hidden ? "panel-hidden" : "panel");
     ImGui::PopID();
   }
 

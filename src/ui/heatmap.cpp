@@ -12,9 +12,9 @@
 namespace ui {
 namespace {
 
-constexpr float kFullCell = 58.0f;   // room for "-0.55" with a margin
+constexpr float kFullCell = 52.0f;   // room for "-0.55" with a margin
 constexpr float kMinCell = 12.0f;
-constexpr float kValueCell = 40.0f;  // below this, values only on hover
+constexpr float kValueCell = 42.0f;  // below this, values only on hover
 
 float row_label_width(const HeatmapView& view) {
   float w = 0.0f;

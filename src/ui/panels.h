@@ -80,6 +80,7 @@ struct TokenArrowsView {
   const attn::Mat* weights = nullptr;  // (n_q, n_k)
   std::vector<std::string> queries;    // n_q labels
   std::vector<std::string> keys;       // n_k labels
+  float max_width = 0.0f;              // boxes squeeze to fit (0 = no limit)
 };
 void token_arrows(const TokenArrowsView& view);
 float token_arrows_width(const TokenArrowsView& view);
@@ -96,6 +97,7 @@ struct VectorPlotView {
   std::string id;
   VectorSet first, second;  // second.m may be null
   std::string caption;      // computed by the core (angle, projection, dot product)
+  float max_width = 0.0f;   // the caption may widen the panel up to this (0 = a default)
 };
 // A dragged arrow head: row `row` of `name` moved to (x, y).
 struct PointEdit {
@@ -141,7 +143,8 @@ float slider_width(const SliderView& view);
 
 // demo_view.cpp: draws a demo's panels (attn::DemoOutputs::panels) in order, side
 // by side while they fit, one generic widget per attn::Panel::Kind; returns the
-// learner's edit, if any.
+// learner's edit, if any. Each panel is logged as widget "panel:<panel id>" (kind
+// "panel", or "panel-hidden" while a quiz hides it).
 struct DemoEdit {
   enum class Kind {
     cell,       // matrix `name`, cell (row, col) = value
@@ -199,13 +202,6 @@ struct QuizAction {
 };
 // Widget ids: "quiz:<quiz id>:<option index>", "quiz-check:<quiz id>".
 QuizAction quiz_panel(const QuizzesView& view);
-
-// qkv_demo.cpp: the "score -> softmax -> weighted sum" demo of one step.
-struct QkvDemoView {
-  const attn::DemoInputs* inputs = nullptr;
-  const attn::DemoOutputs* outputs = nullptr;
-};
-std::optional<CellEdit> qkv_demo(const QkvDemoView& view);
 
 // error_panel.cpp: problems the lab hit (a lesson that failed to load, ...).
 void error_panel(const std::vector<std::string>& errors, const std::string& lang);

@@ -122,7 +122,7 @@ void line_plot(const PlotView& view, float width) {
   // x ticks: nice values on a linear axis; on a log axis the data's own x values
   // (powers of ten when there are many). Labels that would overlap are skipped.
   std::vector<float> ticks;
-  float xs = tick_step(xr, int(std::max(2.0f, (f.b.x - f.a.x) / 70.0f)));
+  float xs = tick_step(xr, int(std::max(2.0f, (f.b.x - f.a.x) / 50.0f)));
   if (!log_x) {
     for (float v = std::ceil(xr.lo / xs - 1e-4f) * xs; v <= xr.hi + xs * 1e-3f; v += xs) ticks.push_back(v);
   } else if (n <= 16) {

@@ -79,7 +79,10 @@ std::optional<std::string> slider(const SliderView& view) {
   v = std::clamp(v, view.min, view.max);
   const float before = v;
   // Decimals shown: enough for the step (0.05 -> 2), 2 when continuous.
-  const int decimals = as_int ? 0 : view.step > 0 ? std::clamp(int(std::ceil(-std::log10(view.step) - 1e-4f)), 0, 4) : 2;
+  const float span = view.max - view.min;
+  const int continuous_decimals = span >= 100.0f ? 0 : span >= 10.0f ? 1 : 2;
+  const int decimals =
+      as_int ? 0 : view.step > 0 ? std::clamp(int(std::ceil(-std::log10(view.step) - 1e-4f)), 0, 4) : continuous_decimals;
   char format[16];
   std::snprintf(format, sizeof format, "%%.%df", decimals);
   const float spacing = ImGui::GetStyle().ItemInnerSpacing.x;

@@ -22,10 +22,27 @@ std::string label(const std::vector<std::string>& labels, Eigen::Index i) {
   return size_t(i) < labels.size() ? labels[size_t(i)] : std::to_string(i + 1);
 }
 
-float box_width(const std::vector<std::string>& labels, Eigen::Index n) {
-  float w = kMinBox;
-  for (Eigen::Index i = 0; i < n; ++i) w = std::max(w, ImGui::CalcTextSize(label(labels, i).c_str()).x + 16.0f);
+float text_width(const std::vector<std::string>& labels, Eigen::Index n) {
+  float w = 0.0f;
+  for (Eigen::Index i = 0; i < n; ++i) w = std::max(w, ImGui::CalcTextSize(label(labels, i).c_str()).x);
   return w;
+}
+
+// Box width and gap: roomy when there is space, squeezed (down to the widest
+// label) to fit max_width.
+struct Strip {
+  float box = kMinBox, gap = kGap;
+};
+Strip strip_size(const TokenArrowsView& view) {
+  const Eigen::Index n_q = view.weights->rows(), n_k = view.weights->cols(), n = std::max(n_q, n_k);
+  const float text = std::max(text_width(view.queries, n_q), text_width(view.keys, n_k));
+  Strip s{std::max(kMinBox, text + 16.0f), kGap};
+  const float total = float(n) * s.box + float(n - 1) * s.gap;
+  if (view.max_width > 0.0f && total > view.max_width && n > 1) {
+    s.gap = 5.0f;
+    s.box = std::max(text + 8.0f, (view.max_width - float(n - 1) * s.gap) / float(n));
+  }
+  return s;
 }
 
 ImU32 with_alpha(ImVec4 c, float a) { return ImGui::GetColorU32(ImVec4(c.x, c.y, c.z, std::clamp(a, 0.0f, 1.0f))); }
@@ -35,22 +52,23 @@ ImU32 with_alpha(ImVec4 c, float a) { return ImGui::GetColorU32(ImVec4(c.x, c.y,
 float token_arrows_width(const TokenArrowsView& view) {
   if (!view.weights) return 0.0f;
   const Eigen::Index n = std::max(view.weights->rows(), view.weights->cols());
-  const float box = std::max(box_width(view.queries, view.weights->rows()), box_width(view.keys, view.weights->cols()));
-  return float(n) * box + float(n - 1) * kGap;
+  const Strip s = strip_size(view);
+  return float(n) * s.box + float(n - 1) * s.gap;
 }
 
 void token_arrows(const TokenArrowsView& view) {
   const attn::Mat& w = *view.weights;  // (n_q, n_k)
   const Eigen::Index n_q = w.rows(), n_k = w.cols();
   if (n_q == 0 || n_k == 0) return;
-  const float box = std::max(box_width(view.queries, n_q), box_width(view.keys, n_k));
+  const Strip size = strip_size(view);
+  const float box = size.box, gap = size.gap;
   const float box_h = ImGui::GetFrameHeight() + 4.0f;
   const float total = token_arrows_width(view);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   // Each strip is centred over the widest one.
   auto box_x = [&](Eigen::Index i, Eigen::Index n) {
-    const float strip = float(n) * box + float(n - 1) * kGap;
-    return origin.x + (total - strip) * 0.5f + float(i) * (box + kGap);
+    const float strip = float(n) * box + float(n - 1) * gap;
+    return origin.x + (total - strip) * 0.5f + float(i) * (box + gap);
   };
   const float q_y = origin.y, k_y = origin.y + box_h + kDrop;
 
@@ -61,7 +79,7 @@ void token_arrows(const TokenArrowsView& view) {
     ImGui::SetCursorScreenPos(ImVec2(box_x(i, n_q), q_y));
     ImGui::PushID(int(i));
     ImGui::InvisibleButton("##q", ImVec2(box, box_h));
-    if (ImGui::IsItemHovered()) hover_q = i;
+    if (ImGui::IsItemHovered() || ImGui::IsItemFocused()) hover_q = i;
     widgets_record_last("token:" + view.id + ":q:" + std::to_string(i), "token");
     ImGui::PopID();
   }
@@ -69,7 +87,7 @@ void token_arrows(const TokenArrowsView& view) {
     ImGui::SetCursorScreenPos(ImVec2(box_x(j, n_k), k_y));
     ImGui::PushID(int(j + n_q));
     ImGui::InvisibleButton("##k", ImVec2(box, box_h));
-    if (ImGui::IsItemHovered()) hover_k = j;
+    if (ImGui::IsItemHovered() || ImGui::IsItemFocused()) hover_k = j;
     widgets_record_last("token:" + view.id + ":k:" + std::to_string(j), "token");
     ImGui::PopID();
   }

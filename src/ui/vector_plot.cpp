@@ -2,6 +2,8 @@
 // 1 of each row). Arrow heads of an editable matrix are handles: dragging one
 // moves that row's (x, y). The plane's range follows the data, but stays put
 // while a handle is held so the arrow does not slide away under the mouse.
+// Sections: helpers (nice ranges, arrows), then vector_plot: 1 the plane,
+// 2 the arrows and their handles, 3 legend and caption.
 #include <imgui.h>
 
 #include <algorithm>
@@ -18,6 +20,7 @@ namespace {
 constexpr float kSize = 300.0f;   // the square plane, in screen units
 constexpr float kMargin = 18.0f;  // inside the square, around the range
 constexpr float kHandle = 18.0f;  // grab area of an arrow head
+constexpr float kCaptionMax = 480.0f;
 
 // The smallest of 1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 (times a power of ten) >= x.
 float nice_ceil(float x) {
@@ -63,7 +66,21 @@ void arrow(ImDrawList* dl, ImVec2 from, ImVec2 to, ImU32 col, float thickness) {
 
 }  // namespace
 
-float vector_plot_width(const VectorPlotView&) { return kSize; }
+// The plane, or wider when the caption's lines need it (up to max_width, so
+// that a line is not broken inside a number).
+float vector_plot_width(const VectorPlotView& view) {
+  const float cap = view.max_width > 0.0f ? std::max(view.max_width, kSize) : kCaptionMax;
+  float w = kSize;
+  size_t pos = 0;
+  const std::string& t = view.caption;
+  while (pos < t.size()) {
+    size_t nl = t.find('\n', pos);
+    if (nl == std::string::npos) nl = t.size();
+    w = std::max(w, std::min(cap, ImGui::CalcTextSize(t.c_str() + pos, t.c_str() + nl).x + 2.0f));
+    pos = nl + 1;
+  }
+  return w;
+}
 
 std::optional<PointEdit> vector_plot(const VectorPlotView& view) {
   std::optional<PointEdit> edit;
@@ -183,7 +200,7 @@ std::optional<PointEdit> vector_plot(const VectorPlotView& view) {
     ImGui::TextUnformatted(sets[s]->name.c_str());
   }
   if (!view.caption.empty()) {
-    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + kSize);
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + vector_plot_width(view));
     ImGui::TextUnformatted(view.caption.c_str());
     ImGui::PopTextWrapPos();
   }

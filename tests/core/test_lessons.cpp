@@ -2,11 +2,15 @@
 // must be reported with its file and line without stopping the others.
 #include <doctest/doctest.h>
 
+#include <cctype>
+#include <cstdio>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/demos.h"
 #include "core/embedded.h"
+#include "core/exercise.h"
 #include "core/lesson.h"
 
 using namespace attn;
@@ -143,4 +147,194 @@ TEST_CASE("the same lesson id in two files is refused") {
   CHECK(set.lessons.size() == 1);
   REQUIRE(set.errors.size() == 1);
   CHECK(set.errors[0].to_string() == "lessons/b.lesson:1: lesson id 'tiny' is already used by another file");
+}
+
+// ---------------------------------------------------------------- exercises and quizzes
+namespace {
+
+const char* kWithExercise =
+    "lesson: ex\n"
+    "title: Ex\n"
+    "step: one\n"
+    "title: One\n"
+    "demo: qkv_basic\n"
+    "tokens: a | b\n"
+    "q: [[1, 0], [0, 1]]\n"
+    "k: [[1, 0], [0, 1]]\n"
+    "v: [[1, 2], [3, 4]]\n"
+    "text:\n"
+    "  Words.\n"
+    "exercise: e\n"
+    "goal: Make a look at b.\n"
+    "goal.zh: 让 a 看 b。\n"
+    "check: weights[a, b] > 0.6 and weights[0, 0] < 0.4\n"
+    "hint: Turn q_a.\n"
+    "hint.zh: 转动 q_a。\n"
+    "hint: Make it long.\n"
+    "solution: q[a] = [0, 3]\n"
+    "quiz: p\n"
+    "question: Which is larger?\n"
+    "option: the first\n"
+    "option.zh: 第一个\n"
+    "option:\n"
+    "  the second,\n"
+    "  written as a block\n"
+    "answer: 2\n"
+    "explain: Because.\n"
+    "hides: weights, output\n";
+
+}  // namespace
+
+TEST_CASE("exercises and quizzes parse into their step") {
+  Lesson l;
+  std::vector<LessonError> errors;
+  REQUIRE(parse_lesson("ex.lesson", kWithExercise, l, errors));
+  REQUIRE(validate_lesson(l, errors));
+  const LessonStep& s = l.steps.at(0);
+  REQUIRE(s.exercises.size() == 1);
+  const Exercise& e = s.exercises[0];
+  CHECK(e.id == "e");
+  CHECK(e.line == 12);
+  CHECK(e.goal.get("zh") == "让 a 看 b。");
+  REQUIRE(e.hints.size() == 2);
+  CHECK(e.hints[0].get("zh") == "转动 q_a。");
+  CHECK(e.hints[1].get("zh") == "Make it long.");  // no translation: falls back to English
+  REQUIRE(e.check.size() == 2);
+  CHECK(e.check[0].lhs.matrix == "weights");
+  CHECK(e.check[0].lhs.row == "a");
+  CHECK(e.check[0].lhs.col == "b");
+  CHECK(e.check[0].op == CompareOp::greater);
+  CHECK(e.check[0].rhs.number == doctest::Approx(0.6f));
+  CHECK(e.check[1].op == CompareOp::less);
+  REQUIRE(e.solution.size() == 1);
+  CHECK(e.solution[0].kind == Assignment::Kind::row);
+  REQUIRE(s.quizzes.size() == 1);
+  const Quiz& q = s.quizzes[0];
+  REQUIRE(q.options.size() == 2);
+  CHECK(q.options[1].get("en") == "the second, written as a block");
+  CHECK(q.answer == 1);
+  CHECK(q.hides == std::vector<std::string>{"weights", "output"});
+  // Starting values: not met; the stored solution meets it.
+  DemoInputs in = demo_defaults(s);
+  DemoOutputs out = run_demo(s.demo, in);
+  CHECK(!exercise_met(e, in, out));
+  std::string why;
+  REQUIRE(apply_solution(e, out, in, &why));
+  CHECK(in.mats.at("q")(0, 1) == 3.0f);
+  CHECK(exercise_met(e, in, run_demo(s.demo, in)));
+}
+
+TEST_CASE("mistakes in exercises and quizzes are reported with file and line") {
+  auto with = [](std::string from, const std::string& to) {
+    std::string t = kWithExercise;
+    const size_t at = t.find(from);
+    REQUIRE(at != std::string::npos);
+    return t.replace(at, from.size(), to);
+  };
+  CHECK(first_error(with("exercise: e\n", "")) ==
+        "lessons/t.lesson:12: 'goal' belongs to an exercise: write 'exercise: <id>' first");
+  CHECK(first_error(with("hint: Turn q_a.\n", "")) == "lessons/t.lesson:16: 'hint.zh' must follow its English 'hint:'");
+  CHECK(first_error(with("> 0.6 and", "= 0.6 and")) ==
+        "lessons/t.lesson:15: check: 'weights[a, b] = 0.6' needs a comparison: <, <=, > or >=");
+  CHECK(first_error(with("answer: 2", "answer: 4")) == "lessons/t.lesson:20: quiz 'p' has 2 options; answer 4 does not exist");
+  CHECK(first_error(with("answer: 2", "answer: two")) ==
+        "lessons/t.lesson:27: answer is the number of the right option, counting from 1");
+  CHECK(first_error(with("hides: weights", "hides: weights, nope")) ==
+        "lessons/t.lesson:20: quiz 'p' hides 'nope', which is not a panel of this demo");
+  CHECK(first_error(with("solution: q[a] = [0, 3]\n", "")) == "lessons/t.lesson:12: exercise 'e' has no solution");
+  CHECK(first_error(with("solution: q[a] = [0, 3]", "solution: z[a] = [0, 3]")) ==
+        "lessons/t.lesson:12: exercise 'e' solution: 'z[a] = [0, 3]': no editable matrix 'z'");
+  CHECK(first_error(with("solution: q[a] = [0, 3]", "solution: q[a] = [0, 3, 1]")) ==
+        "lessons/t.lesson:12: exercise 'e' solution: 'q[a] = [0, 3, 1]': a row of 'q' has 2 numbers");
+  CHECK(first_error(with("solution: q[a] = [0, 3]", "solution: score = loud")) ==
+        "lessons/t.lesson:12: exercise 'e' solution makes the demo fail: 'score' must be one of dot, scaled_dot, cosine "
+        "(not 'loud')");
+  CHECK(first_error(with("weights[a, b]", "weights[a, zebra]")) ==
+        "lessons/t.lesson:12: exercise 'e' check: 'weights' has no column 'zebra'");
+  CHECK(first_error(with("quiz: p", "quiz: e")) == "lessons/t.lesson:20: 'e' is already an exercise or quiz of this step");
+  CHECK(first_error(with("goal.zh: 让 a 看 b。", "goal: again")) == "lessons/t.lesson:14: 'goal' given twice for this exercise");
+  CHECK(first_error(with("explain: Because.\n", "")) == "lessons/t.lesson:20: quiz 'p' has no English explanation");
+  CHECK(first_error(with("option: the first\noption.zh: 第一个\n", "")) == "lessons/t.lesson:20: quiz 'p' needs at least 2 options");
+  CHECK(first_error(with("goal.zh: 让 a 看 b。", "goal.fr: x")) == "lessons/t.lesson:14: unknown language 'fr' (use en or zh)");
+  CHECK(first_error(with("solution: q[a] = [0, 3]", "solution: q[a] = 3")) ==
+        "lessons/t.lesson:19: solution: 'q[a] = 3': a row takes a list like [0.5, 1]");
+  CHECK(first_error(with("demo: qkv_basic\ntokens: a | b\nq: [[1, 0], [0, 1]]\nk: [[1, 0], [0, 1]]\nv: [[1, 2], [3, 4]]\n", "")) ==
+        "lessons/t.lesson:7: an exercise needs a step with a demo");
+}
+
+// ---------------------------------------------------------------- the README
+namespace {
+
+bool read_repo_file(const char* path, std::string& out) {
+  FILE* f = std::fopen(path, "rb");
+  if (!f) return false;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+  std::fclose(f);
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("the README's curriculum table covers A1-A6, B1-B3, D1-D5 with steps that have demos") {
+  std::string readme;
+  if (!read_repo_file("lessons/README.md", readme)) {
+    MESSAGE("lessons/README.md is not readable here (WebAssembly without host files): skipped");
+    return;
+  }
+  const LessonSet set = load_embedded_lessons();
+  std::map<std::string, std::vector<std::string>> table;  // item -> "lesson/step" entries
+  size_t pos = 0;
+  while (pos < readme.size()) {
+    size_t nl = readme.find('\n', pos);
+    if (nl == std::string::npos) nl = readme.size();
+    const std::string line = readme.substr(pos, nl - pos);
+    pos = nl + 1;
+    // Rows like "| A1 | concept | `lesson/step`, `lesson/step` |".
+    if (line.size() < 6 || line.compare(0, 2, "| ") != 0 || !std::isupper(static_cast<unsigned char>(line[2])) ||
+        !std::isdigit(static_cast<unsigned char>(line[3])) || line[4] != ' ')
+      continue;
+    const std::string item = line.substr(2, 2);
+    const size_t last = line.rfind('|', line.size() - 2);
+    for (size_t a = line.find('`', last); a != std::string::npos; a = line.find('`', a + 1)) {
+      const size_t b = line.find('`', a + 1);
+      REQUIRE(b != std::string::npos);
+      table[item].push_back(line.substr(a + 1, b - a - 1));
+      a = b;
+    }
+  }
+  const std::vector<std::string> items = {"A1", "A2", "A3", "A4", "A5", "A6", "B1", "B2",
+                                          "B3", "D1", "D2", "D3", "D4", "D5"};
+  for (const auto& item : items) {
+    CAPTURE(item);
+    REQUIRE(table.count(item));
+    CHECK(!table[item].empty());
+    for (const auto& ref : table[item]) {
+      CAPTURE(ref);
+      const size_t slash = ref.find('/');
+      REQUIRE(slash != std::string::npos);
+      const LessonStep* found = nullptr;
+      for (const Lesson& l : set.lessons)
+        if (l.id == ref.substr(0, slash))
+          for (const LessonStep& s : l.steps)
+            if (s.id == ref.substr(slash + 1)) found = &s;
+      REQUIRE_MESSAGE(found, "no such lesson step");
+      CHECK_MESSAGE(!found->demo.empty(), "the step has no live demo");
+    }
+  }
+  CHECK(table.size() == items.size());  // nothing else, no typo'd item
+
+  // The worked example in the README is a valid step.
+  const size_t start = readme.find("### Worked example");
+  REQUIRE(start != std::string::npos);
+  const size_t open = readme.find("```\n", start), close = readme.find("```", open + 4);
+  REQUIRE(close != std::string::npos);
+  std::string example = "lesson: example\ntitle: Example\n" + readme.substr(open + 4, close - open - 4);
+  Lesson l;
+  std::vector<LessonError> errors;
+  CHECK((parse_lesson("example.lesson", example, l, errors) && validate_lesson(l, errors)));
+  for (const auto& e : errors) FAIL_CHECK(e.to_string());
+  REQUIRE(l.steps.size() == 1);
+  CHECK(l.steps[0].exercises.size() == 1);
+  CHECK(l.steps[0].quizzes.size() == 1);
 }

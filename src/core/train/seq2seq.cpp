@@ -267,6 +267,7 @@ Seq2SeqDecode Seq2SeqModel::greedy_decode(const std::vector<int>& source, int ma
 }
 
 Mat Seq2SeqModel::alignment(const std::vector<int>& source, const std::vector<int>& target) const {
+  if (source.empty()) return Mat();
   Trace tr;
   forward_pair(source, target, tr);
   const int T = int(tr.dec_out.size()), S = int(source.size());

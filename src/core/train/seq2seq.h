@@ -80,7 +80,8 @@ class Seq2SeqModel {
   Seq2SeqEval evaluate(const std::vector<data::TranslationPair>& set) const;
 
   Seq2SeqDecode greedy_decode(const std::vector<int>& source, int max_length = 16) const;
-  // Teacher-forced alignment for a given pair: (m + 1, S), rows for y_1 .. y_m, <eos>.
+  // Teacher-forced alignment for a given pair: (m + 1, S), rows for y_1 .. y_m, <eos>
+  // (empty for an empty source). Every model function expects a non-empty source.
   Mat alignment(const std::vector<int>& source, const std::vector<int>& target) const;
 
   const Seq2SeqDesc& desc() const { return desc_; }
