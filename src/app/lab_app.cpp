@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/exercise.h"
+#include "core/rng.h"
 #include "core/tensor_json.h"
 #include "platform/platform.h"
 #include "ui/strings.h"
@@ -52,6 +54,8 @@ void enter_step(LabApp& app) {
   if (app.state.step > furthest) furthest = app.state.step;
   auto it = app.state.edits.find(current_key(app));
   app.inputs = attn::inputs_with_edits(*current_step(app), it == app.state.edits.end() ? nullptr : &it->second);
+  app.hints_shown.assign(current_step(app)->exercises.size(), 0);
+  app.quizzes.assign(current_step(app)->quizzes.size(), ui::QuizState{});
   recompute(app);
   platform::set_url_fragment(attn::make_link(app.state.lesson, app.state.step, nullptr));
   platform::page_event("step", attn::json::write(lab_prose_json(app)));
@@ -172,6 +176,37 @@ void lab_set_setting(LabApp& app, const std::string& name, const std::string& va
   app.inputs.settings[name] = value;
   remember_edits(app);
   recompute(app);
+}
+
+void lab_apply_demo_edit(LabApp& app, const ui::DemoEdit& e) {
+  using K = ui::DemoEdit::Kind;
+  switch (e.kind) {
+    case K::cell: lab_apply_edit(app, {e.name, e.row, e.col, e.value}); break;
+    case K::point:
+      lab_apply_edit(app, {e.name, e.row, 0, e.value});
+      lab_apply_edit(app, {e.name, e.row, 1, e.value2});
+      break;
+    case K::setting: lab_set_setting(app, e.name, e.text); break;
+    case K::randomise: {
+      auto it = app.inputs.mats.find(e.name);
+      if (it == app.inputs.mats.end()) return;
+      // A new seed each press (counted by frames), so pressing again gives new numbers.
+      attn::Rng rng(uint64_t(app.frames) * 7919u + 17u);
+      it->second = attn::uniform_matrix(rng, int(it->second.rows()), int(it->second.cols()), 1.0f);
+      remember_edits(app);
+      recompute(app);
+      break;
+    }
+    case K::reset: {
+      const attn::DemoInputs base = attn::demo_defaults(*current_step(app));
+      auto from = base.mats.find(e.name);
+      if (from == base.mats.end() || !app.inputs.mats.count(e.name)) return;
+      app.inputs.mats[e.name] = from->second;
+      remember_edits(app);
+      recompute(app);
+      break;
+    }
+  }
 }
 
 void lab_reset_step(LabApp& app) {
@@ -322,16 +357,33 @@ bool lab_frame(void* user) {
     ImGui::Separator();
     ui::step_header({&lesson, app.state.step, app.state.lang, !platform::running_in_browser()});
     ImGui::Spacing();
+    // Predict first: a quiz's hidden panels stay hidden until it is checked.
+    std::vector<std::string> hidden;
+    if (!step->quizzes.empty()) {
+      const ui::QuizAction q = ui::quiz_panel({&step->quizzes, &app.quizzes, app.state.lang});
+      if (q.kind == ui::QuizAction::Kind::pick) app.quizzes[size_t(q.quiz)].picked = q.option;
+      if (q.kind == ui::QuizAction::Kind::check) app.quizzes[size_t(q.quiz)].checked = true;
+      for (size_t i = 0; i < step->quizzes.size(); ++i)
+        if (!app.quizzes[i].checked) hidden.insert(hidden.end(), step->quizzes[i].hides.begin(), step->quizzes[i].hides.end());
+    }
     if (!step->demo.empty()) {
-      // (ui helper, to try demo_view: the lead owns this block; randomise / reset are not wired yet)
-      if (auto e = ui::demo_view({&app.inputs, &app.outputs, app.state.lang, {}})) {
-        using K = ui::DemoEdit::Kind;
-        if (e->kind == K::cell) lab_apply_edit(app, {e->name, e->row, e->col, e->value});
-        if (e->kind == K::point) {
-          lab_apply_edit(app, {e->name, e->row, 0, e->value});
-          lab_apply_edit(app, {e->name, e->row, 1, e->value2});
+      if (auto e = ui::demo_view({&app.inputs, &app.outputs, app.state.lang, hidden})) lab_apply_demo_edit(app, *e);
+    }
+    if (!step->exercises.empty()) {
+      std::vector<attn::ExerciseStatus> status;
+      for (const auto& ex : step->exercises) status.push_back(attn::check_exercise(ex, app.inputs, app.outputs));
+      const ui::ExerciseAction a = ui::exercise_panel({&step->exercises, &status, &app.hints_shown, app.state.lang});
+      if (a.kind == ui::ExerciseAction::Kind::show_hint) ++app.hints_shown[size_t(a.exercise)];
+      if (a.kind == ui::ExerciseAction::Kind::apply_solution) {
+        attn::DemoInputs solved = app.inputs;
+        std::string why;
+        if (attn::apply_solution(step->exercises[size_t(a.exercise)], app.outputs, solved, &why)) {
+          app.inputs = std::move(solved);
+          remember_edits(app);
+          recompute(app);
+        } else {
+          app.errors.push_back("This exercise's stored solution could not be applied: " + why);
         }
-        if (e->kind == K::setting) lab_set_setting(app, e->name, e->text);
       }
     }
     keyboard(app, nav);
@@ -384,6 +436,14 @@ Value lab_state_json(const LabApp& app) {
   s.set("outputs", std::move(outputs));
   if (!app.outputs.error.empty()) s.set("computeError", app.outputs.error);
   s.set("edited", app.state.edits.count(current_key(app)) > 0);
+  Value exercises = Value::array();
+  for (const auto& ex : step->exercises) {
+    Value o = Value::object();
+    o.set("id", ex.id);
+    o.set("met", attn::exercise_met(ex, app.inputs, app.outputs));
+    exercises.push(std::move(o));
+  }
+  s.set("exercises", std::move(exercises));
   Value notes = Value::array();
   for (const auto& n : app.notices) notes.push(n);
   s.set("notices", std::move(notes));

@@ -20,6 +20,9 @@ struct LabApp {
   attn::DemoOutputs outputs;  // recomputed whenever inputs change
   std::vector<std::string> errors;   // problems: shown in the error panel, and by errors()
   std::vector<std::string> notices;  // information (a link was ignored, a link was copied)
+  // Per step, reset on entering it: revealed hints per exercise, quiz answers.
+  std::vector<int> hints_shown;
+  std::vector<ui::QuizState> quizzes;
   double compute_ms = 0.0;    // last demo compute time
   long frames = 0;
   bool dirty = false;         // state changed since it was last saved
@@ -44,6 +47,8 @@ void lab_step_by(LabApp& app, int delta);
 void lab_apply_edit(LabApp& app, const ui::CellEdit& edit);
 void lab_set_setting(LabApp& app, const std::string& name, const std::string& value);
 void lab_reset_step(LabApp& app);
+// Applies what the learner did in a demo panel (edit, setting, randomise, reset).
+void lab_apply_demo_edit(LabApp& app, const ui::DemoEdit& edit);
 void lab_set_language(LabApp& app, const std::string& lang);
 std::string lab_share_link(LabApp& app);  // also copies it to the clipboard
 

@@ -1,5 +1,8 @@
 // sentiment_model.cpp: embedding -> PE -> multi-head self-attention -> average
 // pooling -> dropout -> dense(1, sigmoid), trained with BCE and Adam.
+//
+// Sections: construction, forward, training (forward_backward, loss,
+// train_step), evaluation and inspection (predict, head weights, shape table).
 #include "core/train/sentiment_model.h"
 
 #include <string>
