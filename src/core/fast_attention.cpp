@@ -2,7 +2,7 @@
 // matrix product and a polynomial exp2, written once over a thin SIMD layer.
 //
 // Sections: 1 the SIMD layer (wasm SIMD128, AVX2, SSE2, scalar), 2 exp2,
-// 3 the register tile, 4 matrix product, 5 tiled attention with online softmax,
+// 3 register tiles, 4 matrix product, 5 tiled attention with online softmax,
 // 6 the exact fallback path, 7 public entry points.
 #include "core/fast_attention.h"
 
@@ -25,9 +25,9 @@
 
 // Keeps the compiler from auto-vectorising a loop, so the one-lane (ScalarOps)
 // instantiation really is scalar code: the same binary then times SIMD against
-// scalar honestly. The SIMD instantiations already work on whole vectors, so
-// for them the hint changes nothing. (clang only: emcc and native clang. GCC 12
-// has no per-loop switch; its native "scalar" build may be auto-vectorised.)
+// scalar honestly (see also ScalarOps::keep). The SIMD instantiations already
+// work on whole vectors, so for them the hint changes nothing. (clang only:
+// emcc and native clang; GCC 12 has no per-loop switch.)
 #if defined(__clang__)
 #define ATTN_NO_AUTO_VECTORIZE _Pragma("clang loop vectorize(disable)")
 #else
@@ -60,16 +60,29 @@ namespace {
 //   the exponent bias 127 gives the float 2^k. k = -127 gives bit pattern 0,
 //   i.e. exactly 0.0f, which is how large negative exponents underflow cleanly.
 
+// ScalarOps::mul_add passes its result through keep(): an empty asm statement
+// the optimiser cannot see through, so each accumulator must exist as a plain
+// float there and clang's SLP vectoriser cannot pack the tile's independent
+// accumulators into SIMD lanes behind our back (it otherwise does, in a SIMD
+// build). It emits no instruction.
 struct ScalarOps {
   static constexpr int W = 1, kColVecs = 4;
   using V = float;
+  static V keep(V x) {
+#if defined(__wasm__)
+    __asm__("" : "+r"(x));
+#elif defined(__x86_64__)
+    __asm__("" : "+x"(x));
+#endif
+    return x;
+  }
   static V load(const float* p) { return *p; }
   static void store(float* p, V v) { *p = v; }
   static V splat(float x) { return x; }
   static V add(V a, V b) { return a + b; }
   static V sub(V a, V b) { return a - b; }
   static V mul(V a, V b) { return a * b; }
-  static V mul_add(V a, V b, V c) { return a * b + c; }
+  static V mul_add(V a, V b, V c) { return keep(a * b + c); }
   static V max(V a, V b) { return a < b ? b : a; }
   static V min(V a, V b) { return b < a ? b : a; }
   static void transpose(V (&)[1]) {}
@@ -311,7 +324,6 @@ inline std::vector<float> pack_columns(const float* B, size_t ldb, int k, int n,
 
 template <class Ops, int MR>
 void matmul_rows(const float* A, size_t lda, int k, const float* Bp, int n_pad, float* Cp) {
-  ATTN_NO_AUTO_VECTORIZE
   for (int jc = 0; jc < n_pad; jc += 2 * Ops::W) {
     typename Ops::V acc[MR][2];
     tile_zero<Ops, MR, 2>(acc);
@@ -328,7 +340,6 @@ void matmul_rows(const float* A, size_t lda, int k, const float* Bp, int n_pad, 
 template <class Ops>
 void matmul_packed(const float* A, size_t lda, int m, int k, const float* Bp, int n_pad, float* Cp) {
   int i = 0;
-  ATTN_NO_AUTO_VECTORIZE
   for (; i + 4 <= m; i += 4) matmul_rows<Ops, 4>(A + size_t(i) * lda, lda, k, Bp, n_pad, Cp + size_t(i) * n_pad);
   const float* A_rest = A + size_t(i) * lda;
   float* C_rest = Cp + size_t(i) * n_pad;
@@ -394,17 +405,17 @@ void attention_tiled(const AttentionProblem& pr) {
   // per score. Rows past n_q are 0.
   std::vector<float> Qp(size_t(n_q_pad) * d, 0.0f);
   const float q_factor = pr.scale * kLog2e;
-  ATTN_NO_AUTO_VECTORIZE
   for (int i = 0; i < n_q; ++i) {
     float* tile = &Qp[size_t(i / R) * d * R] + (i % R);
+    ATTN_NO_AUTO_VECTORIZE
     for (int c = 0; c < d; ++c) tile[size_t(c) * R] = pr.Q[size_t(i) * pr.ldq + c] * q_factor;
   }
   // Kt: blocks of (d, key_block), K transposed one block at a time so a tile
   // reads TW consecutive keys per step; keys past n_k are 0 (masked in pass 2).
   std::vector<float> Kt(size_t(blocks) * d * key_block, 0.0f);
-  ATTN_NO_AUTO_VECTORIZE
   for (int j = 0; j < n_k; ++j) {
     float* panel = &Kt[size_t(j / key_block) * d * key_block] + (j % key_block);
+    ATTN_NO_AUTO_VECTORIZE
     for (int c = 0; c < d; ++c) panel[size_t(c) * key_block] = pr.K[size_t(j) * pr.ldk + c];
   }
   // Vp (n_k, d_v_pad): V with its columns zero-padded to whole tiles.
@@ -429,7 +440,6 @@ void attention_tiled(const AttentionProblem& pr) {
 
     // Pass 1: scores (R, cols) = Q_tile (R, d) Kt_block (d, cols), each
     // R x W register block transposed on the way out to key-major S.
-    ATTN_NO_AUTO_VECTORIZE
     for (int jc = 0; jc < cols; jc += TW) {
       V acc[R][NV];
       tile_zero<Ops, R, NV>(acc);
@@ -474,7 +484,6 @@ void attention_tiled(const AttentionProblem& pr) {
 
     // Pass 4: O (R, d_v_pad) = O * correction + P (R, valid) V[kb .. kb+valid) (valid, d_v_pad).
     Ops::store(lanes, correction);
-    ATTN_NO_AUTO_VECTORIZE
     for (int jc = 0; jc < d_v_pad; jc += TW) {
       V acc[R][NV];
       tile_zero<Ops, R, NV>(acc);
@@ -489,7 +498,6 @@ void attention_tiled(const AttentionProblem& pr) {
     }
   };
 
-  ATTN_NO_AUTO_VECTORIZE
   for (int q0 = 0; q0 < n_q; q0 += kQueryTiles * R) {
     const int tiles = std::min(kQueryTiles, (n_q - q0 + R - 1) / R);
     std::fill(O_block.begin(), O_block.end(), 0.0f);
@@ -499,7 +507,6 @@ void attention_tiled(const AttentionProblem& pr) {
     // Causal: a tile's last row sees keys 0 .. i0 + R - 1; later blocks are skipped.
     auto key_end = [&](int i0) { return pr.causal ? std::min(n_k, i0 + R) : n_k; };
 
-    ATTN_NO_AUTO_VECTORIZE
     for (int kb = 0; kb < key_end(q0 + (tiles - 1) * R); kb += key_block)
       for (int t = 0; t < tiles; ++t) {
         const int i0 = q0 + t * R, visible_end = key_end(i0);
@@ -515,6 +522,7 @@ void attention_tiled(const AttentionProblem& pr) {
       for (int r = 0; r < rows_here; ++r) {
         const float inv = 1.0f / lanes[r];
         float* out_row = pr.out + size_t(i0 + r) * d_v;
+        ATTN_NO_AUTO_VECTORIZE
         for (int c = 0; c < d_v; ++c) out_row[c] = O[size_t(r) * d_v_pad + c] * inv;
       }
       // Pass 6 (only when the weights are wanted): weights = 2^(s - m) / l from
@@ -524,9 +532,11 @@ void attention_tiled(const AttentionProblem& pr) {
         Ops::store(m_lanes, m[t]);
         for (int r = 0; r < rows_here; ++r) {
           float* w = pr.weights + size_t(i0 + r) * n_k;
+          ATTN_NO_AUTO_VECTORIZE
           for (int j = 0; j < n_k; ++j) w[j] -= m_lanes[r];
           exp2_array<Ops>(w, w, n_k);
           const float inv = 1.0f / lanes[r];
+          ATTN_NO_AUTO_VECTORIZE
           for (int j = 0; j < n_k; ++j) w[j] *= inv;
         }
       }

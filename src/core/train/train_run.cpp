@@ -181,6 +181,7 @@ ModelSpeed measure_training_speed(const RunDesc& desc, int steps) {
   s.kind = desc.kind;
   s.name = run_kind_name(desc.kind);
   s.parameters = run.parameter_count();
+  run.step();  // warm-up: the optimiser allocates its moments on the first step
   s.timing = time_steps(steps, [&run] { return run.step(); });
   return s;
 }

@@ -106,7 +106,8 @@ class TrainRun {
   std::unique_ptr<GlimpseModel> glimpse_;
 };
 
-// Training speed of one kind: builds a run from desc and times `steps` steps.
+// Training speed of one kind: builds a run from desc, takes one untimed warm-up
+// step, then times `steps` steps.
 struct ModelSpeed {
   RunKind kind = RunKind::translation_additive;
   std::string name;
