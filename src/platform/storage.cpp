@@ -12,7 +12,7 @@
 // reports failure instead.
 EM_JS(char*, lab_storage_get, (const char* key), {
   try {
-    const v = window.localStorage.getItem('attnlab.' + UTF8ToString(key));
+    const v = window.localStorage.getItem("attnlab." + UTF8ToString(key));
     if (v === null) return 0;
     const n = lengthBytesUTF8(v) + 1, p = _malloc(n);
     stringToUTF8(v, p, n);
@@ -20,18 +20,18 @@ EM_JS(char*, lab_storage_get, (const char* key), {
   } catch (e) { return 0; }
 });
 EM_JS(int, lab_storage_set, (const char* key, const char* value), {
-  try { window.localStorage.setItem('attnlab.' + UTF8ToString(key), UTF8ToString(value)); return 1; }
+  try { window.localStorage.setItem("attnlab." + UTF8ToString(key), UTF8ToString(value)); return 1; }
   catch (e) { return 0; }
 });
 EM_JS(char*, lab_get_fragment, (), {
-  const v = decodeURIComponent((window.location.hash || '').replace(/^#/, ''));
+  const v = decodeURIComponent((window.location.hash || "").replace(/^#/, ""));
   const n = lengthBytesUTF8(v) + 1, p = _malloc(n);
   stringToUTF8(v, p, n);
   return p;
 });
 EM_JS(void, lab_set_fragment, (const char* f), {
-  const h = '#' + UTF8ToString(f);
-  if (window.location.hash !== h) history.replaceState(null, '', h);
+  const h = "#" + UTF8ToString(f);
+  if (window.location.hash !== h) history.replaceState(null, "", h);
 });
 EM_JS(void, lab_copy_text, (const char* t), {
   const text = UTF8ToString(t);
