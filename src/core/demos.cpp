@@ -339,6 +339,7 @@ const std::vector<DemoEntry>& registry() {
     add_basic_demos(all);
     add_kind_demos(all);
     add_deep_demos(all);
+    add_live_demos(all);
     return all;
   }();
   return r;

@@ -51,6 +51,7 @@ struct DemoEntry {
 void add_basic_demos(std::vector<DemoEntry>& r);   // demos_basics.cpp: A1-A6
 void add_kind_demos(std::vector<DemoEntry>& r);    // demos_kinds.cpp: B1-B3
 void add_deep_demos(std::vector<DemoEntry>& r);    // demos_deep.cpp: D1-D5
+void add_live_demos(std::vector<DemoEntry>& r);    // demos_live.cpp: experiments (B2, C, D5, E, G)
 
 // Spec shorthands.
 ParamSpec tokens_param();

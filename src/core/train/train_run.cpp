@@ -3,6 +3,8 @@
 // Sections: 1 names, 2 construction, 3 stepping and evaluation, 4 speed.
 #include "core/train/train_run.h"
 
+#include <algorithm>
+
 namespace attn::train {
 
 // ---------------------------------------------------------------- 1 names
@@ -141,26 +143,60 @@ int TrainRun::run_for(double budget_ms, int max_steps) {
   return run_for_budget(budget_ms, max_steps, [this] { return step(); });
 }
 
-EvalResult TrainRun::evaluate() const {
+EvalResult TrainRun::evaluate() const { return evaluate_range(0, heldout_size()); }
+
+int TrainRun::heldout_size() const {
+  if (translation_) return int(corpus_.heldout.size());
+  if (long_range_) return int(long_range_data_.test.size());
+  if (sentiment_ || birnn_) return int(sentiment_data_.test.size());
+  if (glimpse_) return int(patch_data_.test.size());
+  return 0;
+}
+
+namespace {
+template <typename T>
+std::vector<T> slice(const std::vector<T>& v, int begin, int end) {
+  begin = std::max(0, std::min(begin, int(v.size())));
+  end = std::max(begin, std::min(end, int(v.size())));
+  return std::vector<T>(v.begin() + begin, v.begin() + end);
+}
+}  // namespace
+
+EvalResult TrainRun::evaluate_range(int begin, int end) const {
   EvalResult ev;
   if (translation_) {
-    const Seq2SeqEval s = translation_->evaluate(corpus_.heldout);
+    const auto part = slice(corpus_.heldout, begin, end);
+    if (part.empty()) return ev;
+    const Seq2SeqEval s = translation_->evaluate(part);
     ev.loss = s.loss;
     ev.accuracy = s.token_accuracy;
     ev.count = s.tokens;
   } else if (long_range_) {
-    ev = long_range_->evaluate(long_range_data_.test);
-  } else if (sentiment_) {
-    ev = sentiment_->evaluate(sentiment_data_.test);
-  } else if (birnn_) {
-    ev = birnn_->evaluate(sentiment_data_.test);
+    const auto part = slice(long_range_data_.test, begin, end);
+    if (!part.empty()) ev = long_range_->evaluate(part);
+  } else if (sentiment_ || birnn_) {
+    const auto part = slice(sentiment_data_.test, begin, end);
+    if (part.empty()) return ev;
+    ev = sentiment_ ? sentiment_->evaluate(part) : birnn_->evaluate(part);
   } else if (glimpse_) {
-    const GlimpseEval g = glimpse_->evaluate(patch_data_.test);
+    const auto part = slice(patch_data_.test, begin, end);
+    if (part.empty()) return ev;
+    const GlimpseEval g = glimpse_->evaluate(part);
     ev.loss = g.loss;
     ev.accuracy = g.accuracy;
     ev.count = g.count;
   }
   return ev;
+}
+
+EvalResult combine_eval(const EvalResult& a, const EvalResult& b) {
+  EvalResult c;
+  c.count = a.count + b.count;
+  if (c.count == 0) return c;
+  const float wa = float(a.count) / float(c.count), wb = float(b.count) / float(c.count);
+  c.loss = wa * a.loss + wb * b.loss;
+  c.accuracy = wa * a.accuracy + wb * b.accuracy;
+  return c;
 }
 
 long TrainRun::parameter_count() {

@@ -72,6 +72,11 @@ class TrainRun {
   int run_for(double budget_ms, int max_steps = 1 << 30);
   // Loss and accuracy on the held-out split (translation: greedy token accuracy).
   EvalResult evaluate() const;
+  // The same over held-out examples [begin, end) only, so a page can spread one
+  // evaluation over several frames; results over consecutive ranges combine with
+  // combine_eval(). Out-of-range bounds are clamped.
+  EvalResult evaluate_range(int begin, int end) const;
+  int heldout_size() const;
 
   const RunDesc& desc() const { return desc_; }
   long steps() const { return long(losses_.size()); }
@@ -86,6 +91,10 @@ class TrainRun {
   SentimentModel* sentiment() { return sentiment_.get(); }
   BiRnnClassifier* birnn() { return birnn_.get(); }
   GlimpseModel* glimpse() { return glimpse_.get(); }
+  const Seq2SeqModel* translation() const { return translation_.get(); }
+  const SentimentModel* sentiment() const { return sentiment_.get(); }
+  const BiRnnClassifier* birnn() const { return birnn_.get(); }
+  const GlimpseModel* glimpse() const { return glimpse_.get(); }
   const data::TranslationCorpus& translation_data() const { return corpus_; }
   const data::LongRangeData& long_range_data() const { return long_range_data_; }
   const data::SentimentData& sentiment_data() const { return sentiment_data_; }
@@ -105,6 +114,9 @@ class TrainRun {
   std::unique_ptr<BiRnnClassifier> birnn_;
   std::unique_ptr<GlimpseModel> glimpse_;
 };
+
+// Count-weighted mean of two partial evaluations.
+EvalResult combine_eval(const EvalResult& a, const EvalResult& b);
 
 // Training speed of one kind: builds a run from desc, takes one untimed warm-up
 // step, then times `steps` steps.
