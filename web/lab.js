@@ -93,6 +93,9 @@
     setLanguage: (lang) => ask('language', { lang: String(lang) }),
     // Put this step's link, with the learner's values, in the address bar and the clipboard.
     share: () => ask('share'),
+    // Drive the step's live experiment: 'run', 'pause', 'step', 'reset', or 'speed' with 'slow' | 'normal' | 'fast'.
+    // True when the step has one.
+    train: (action, speed) => ask('train', { action: String(action), speed: String(speed || '') }),
   };
   // Following a link typed into the address bar, without reloading.
   window.addEventListener('hashchange', () => {

@@ -9,6 +9,7 @@
 
 #include "core/exercise.h"
 #include "core/rng.h"
+#include "core/simd_info.h"
 #include "core/tensor_json.h"
 #include "platform/platform.h"
 #include "ui/strings.h"
@@ -30,8 +31,32 @@ void recompute(LabApp& app) {
   const attn::LessonStep* step = current_step(app);
   if (!step) return;
   const double t0 = platform::now_ms();
-  app.outputs = step->demo.empty() ? attn::DemoOutputs{} : attn::run_demo(step->demo, app.inputs);
+  if (attn::is_experiment_demo(step->demo)) {
+    // The registry checks the settings (a bad value in a link or saved state
+    // shows as a compute error, like any demo's); then the live experiment draws.
+    app.outputs = attn::run_demo(step->demo, app.inputs);
+    if (app.outputs.error.empty()) {
+      if (!app.experiment) {
+        app.experiment = attn::make_experiment(step->demo, app.inputs);
+        app.experiment->prepare();
+      }
+      app.outputs = app.experiment->view();
+    } else {
+      app.experiment.reset();
+      app.running = false;
+    }
+  } else {
+    app.outputs = step->demo.empty() ? attn::DemoOutputs{} : attn::run_demo(step->demo, app.inputs);
+  }
   app.compute_ms = platform::now_ms() - t0;
+  app.frame_compute_ms += app.compute_ms;
+}
+
+// A fresh experiment for the step (its settings may have changed).
+void restart_experiment(LabApp& app) {
+  app.experiment.reset();
+  app.running = false;
+  recompute(app);
 }
 
 // The learner's values changed: remember what differs from the lesson.
@@ -56,6 +81,8 @@ void enter_step(LabApp& app) {
   app.inputs = attn::inputs_with_edits(*current_step(app), it == app.state.edits.end() ? nullptr : &it->second);
   app.hints_shown.assign(current_step(app)->exercises.size(), 0);
   app.quizzes.assign(current_step(app)->quizzes.size(), ui::QuizState{});
+  app.experiment.reset();
+  app.running = false;
   recompute(app);
   platform::set_url_fragment(attn::make_link(app.state.lesson, app.state.step, nullptr));
   platform::page_event("step", attn::json::write(lab_prose_json(app)));
@@ -175,7 +202,37 @@ void lab_apply_edit(LabApp& app, const ui::CellEdit& e) {
 void lab_set_setting(LabApp& app, const std::string& name, const std::string& value) {
   app.inputs.settings[name] = value;
   remember_edits(app);
-  recompute(app);
+  // A live experiment keeps training when only the picture changes (which
+  // example is shown); other settings start it again.
+  if (app.experiment && attn::run_demo(current_step(app)->demo, app.inputs).error.empty() &&
+      app.experiment->set_view_setting(name, value)) {
+    recompute(app);
+    return;
+  }
+  restart_experiment(app);
+}
+
+double lab_speed_budget_ms(const std::string& speed) {
+  if (speed == "slow") return 0.0;   // one unit of work per frame
+  if (speed == "fast") return 20.0;  // + drawing stays under 33 ms: 30 fps or better
+  return 8.0;
+}
+
+void lab_train(LabApp& app, const std::string& action, const std::string& speed) {
+  if (!app.experiment) return;
+  if (action == "run") app.running = !app.experiment->done();
+  else if (action == "pause") app.running = false;
+  else if (action == "step") {
+    app.running = false;
+    const double t0 = platform::now_ms();
+    app.experiment->step_once();
+    app.frame_compute_ms += platform::now_ms() - t0;
+    recompute(app);
+  } else if (action == "reset") {
+    restart_experiment(app);
+  } else if (action == "speed" && (speed == "slow" || speed == "normal" || speed == "fast")) {
+    app.speed = speed;
+  }
 }
 
 void lab_apply_demo_edit(LabApp& app, const ui::DemoEdit& e) {
@@ -314,10 +371,48 @@ void toolbar(LabApp& app, const attn::Lesson& lesson, ui::Nav& nav) {
   ui::widgets_record_last("step:share", "button");
 }
 
+// Trains (or measures) within this frame's budget while the experiment runs.
+void advance_experiment(LabApp& app) {
+  if (!app.experiment || !app.running) return;
+  const double t0 = platform::now_ms();
+  app.experiment->advance(lab_speed_budget_ms(app.speed));
+  if (app.experiment->done()) app.running = false;
+  app.frame_compute_ms += platform::now_ms() - t0;
+  recompute(app);
+}
+
+void experiment_controls(LabApp& app) {
+  if (!app.experiment) return;
+  ui::TrainControlsView v;
+  v.running = app.running;
+  v.started = app.experiment->progress() > 0 || app.experiment->work_ms() > 0.0;
+  v.finished = app.experiment->done();
+  v.progress = app.experiment->progress();
+  v.planned = app.experiment->planned();
+  v.speed = app.speed;
+  v.lang = app.state.lang;
+  const ui::TrainAction a = ui::train_controls(v);
+  using K = ui::TrainAction::Kind;
+  if (a.kind == K::run) lab_train(app, "run");
+  if (a.kind == K::pause) lab_train(app, "pause");
+  if (a.kind == K::step) lab_train(app, "step");
+  if (a.kind == K::reset) lab_train(app, "reset");
+  if (a.kind == K::speed) lab_train(app, "speed", a.speed);
+}
+
 void keyboard(LabApp& app, ui::Nav& nav) {
   // Shortcuts only when no widget has the keyboard (typing a number, tweaking a value).
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput || ImGui::IsAnyItemActive()) return;
+  if (!io.KeyCtrl && !io.KeyAlt) {
+    if (io.InputQueueCharacters.contains(ImWchar('t')) || io.InputQueueCharacters.contains(ImWchar('T'))) app.overlay = !app.overlay;
+    if (app.experiment) {
+      // Space on a focused control presses it; otherwise it starts or pauses.
+      if (io.InputQueueCharacters.contains(ImWchar(' ')) && !ImGui::IsAnyItemFocused()) lab_train(app, app.running ? "pause" : "run");
+      if (io.InputQueueCharacters.contains(ImWchar('.'))) lab_train(app, "step");
+      if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Backspace))) lab_train(app, "reset");
+    }
+  }
   if (platform::key_presses(platform::Key::right) > 0) nav = ui::Nav::next;
   if (platform::key_presses(platform::Key::left) > 0) nav = ui::Nav::back;
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)) && !app.notices.empty()) app.notices.clear();
@@ -334,6 +429,15 @@ void keyboard(LabApp& app, ui::Nav& nav) {
 bool lab_frame(void* user) {
   LabApp& app = *static_cast<LabApp*>(user);
   ui::widgets_begin_frame();
+  const double frame_start = platform::now_ms();
+  if (app.last_frame_at > 0.0) {
+    const double dt = frame_start - app.last_frame_at;
+    app.frame_ms = app.frame_ms > 0.0 ? 0.9 * app.frame_ms + 0.1 * dt : dt;
+  }
+  app.last_frame_at = frame_start;
+  const double compute_shown = app.frame_compute_ms;  // the previous frame's work
+  app.frame_compute_ms = 0.0;
+  advance_experiment(app);
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float sidebar_w = 270.0f;
   const ImGuiWindowFlags fixed = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
@@ -357,6 +461,7 @@ bool lab_frame(void* user) {
     ImGui::Separator();
     ui::step_header({&lesson, app.state.step, app.state.lang, !platform::running_in_browser()});
     ImGui::Spacing();
+    experiment_controls(app);
     // Predict first: a quiz's hidden panels stay hidden until it is checked.
     std::vector<std::string> hidden;
     if (!step->quizzes.empty()) {
@@ -393,6 +498,7 @@ bool lab_frame(void* user) {
   if (nav == ui::Nav::next) lab_step_by(app, +1);
   if (nav == ui::Nav::back) lab_step_by(app, -1);
   ImGui::End();
+  if (app.overlay) ui::timing_overlay({app.frame_ms, compute_shown, attn::eigen_simd_in_use(), app.state.lang});
   lab_save(app);
   if (++app.frames == 1) platform::page_event("firstFrame", "{}");
   return true;
@@ -448,6 +554,14 @@ Value lab_state_json(const LabApp& app) {
   for (const auto& n : app.notices) notes.push(n);
   s.set("notices", std::move(notes));
   s.set("computeMs", app.compute_ms);
+  if (app.experiment) {
+    Value ex = app.experiment->status();
+    ex.set("running", app.running);
+    ex.set("speed", app.speed);
+    s.set("experiment", std::move(ex));
+  }
+  s.set("overlay", app.overlay);
+  s.set("frameMs", app.frame_ms);
   s.set("frames", double(app.frames));
   return s;
 }
@@ -499,7 +613,8 @@ std::string lab_page_query(const std::string& name, const std::string& arg, void
   else if (name == "widgets") answer = lab_widgets_json();
   else if (name == "errors") answer = lab_errors_json(app);
   else if (name == "prose") answer = lab_prose_json(app);
-  else if (name == "goto" || name == "loadLesson" || name == "language" || name == "link" || name == "share") {
+  else if (name == "goto" || name == "loadLesson" || name == "language" || name == "link" || name == "share" ||
+           name == "train") {
     const attn::json::ParseResult r = attn::json::parse(arg);
     const Value* a = r.ok ? &r.value : nullptr;
     auto str = [&](const char* key) {
@@ -514,6 +629,9 @@ std::string lab_page_query(const std::string& name, const std::string& arg, void
     } else if (name == "language") {
       lab_set_language(app, str("lang"));
       answer = app.state.lang;
+    } else if (name == "train") {
+      lab_train(app, str("action"), str("speed"));
+      answer = app.experiment != nullptr;
     } else if (name == "link") {
       lab_follow_link(app, str("fragment"));
       answer = true;

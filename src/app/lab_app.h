@@ -3,10 +3,12 @@
 // it; every change goes through the lab_* functions below.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/demos.h"
+#include "core/experiments.h"
 #include "core/json.h"
 #include "core/lab_state.h"
 #include "core/lesson.h"
@@ -24,6 +26,16 @@ struct LabApp {
   std::vector<int> hints_shown;
   std::vector<ui::QuizState> quizzes;
   double compute_ms = 0.0;    // last demo compute time
+  // A live experiment (training, timing) when the step's demo is one; it lives
+  // until the learner leaves the step or changes a setting that needs a restart.
+  std::unique_ptr<attn::Experiment> experiment;
+  bool running = false;          // advanced every frame while true
+  std::string speed = "normal";  // slow: one unit per frame; normal / fast: a time budget
+  // The timing overlay (key T): smoothed frame time, and core work in this frame.
+  bool overlay = false;
+  double frame_ms = 0.0;
+  double last_frame_at = 0.0;
+  double frame_compute_ms = 0.0;
   long frames = 0;
   bool dirty = false;         // state changed since it was last saved
   double saved_at_ms = 0.0;
@@ -51,6 +63,11 @@ void lab_reset_step(LabApp& app);
 void lab_apply_demo_edit(LabApp& app, const ui::DemoEdit& edit);
 void lab_set_language(LabApp& app, const std::string& lang);
 std::string lab_share_link(LabApp& app);  // also copies it to the clipboard
+
+// Live experiments: start / pause, one step, start again, speed.
+void lab_train(LabApp& app, const std::string& action, const std::string& speed = "");
+// Milliseconds of experiment work per frame at each speed ("slow" = one unit).
+double lab_speed_budget_ms(const std::string& speed);
 
 // Writes the state to storage if it changed (at most every `min_interval_ms`).
 void lab_save(LabApp& app, double min_interval_ms = 250.0);

@@ -41,20 +41,20 @@ std::string ms(double v) {
   return buf;
 }
 
-// (rows, cols) matrix of one row per series from equally long vectors;
-// shorter series are padded with NaN (the plot skips non-finite points).
+// One row per series, as many columns as the shortest series has points (a
+// round of lockstep training may be half done), so every entry is a real value.
+// No points yet: zero columns, which the plots draw as an empty frame.
 Mat series_matrix(const std::vector<std::vector<float>>& series) {
-  size_t cols = 1;
-  for (const auto& s : series) cols = std::max(cols, s.size());
-  Mat m = Mat::Constant(Eigen::Index(series.size()), Eigen::Index(cols), NAN);
+  size_t cols = series.empty() ? 0 : series[0].size();
+  for (const auto& s : series) cols = std::min(cols, s.size());
+  Mat m(Eigen::Index(series.size()), Eigen::Index(cols));
   for (size_t r = 0; r < series.size(); ++r)
-    for (size_t c = 0; c < series[r].size(); ++c) m(Eigen::Index(r), Eigen::Index(c)) = series[r][c];
+    for (size_t c = 0; c < cols; ++c) m(Eigen::Index(r), Eigen::Index(c)) = series[r][c];
   return m;
 }
 
 Mat row_matrix(const std::vector<float>& xs) {
-  Mat m(1, Eigen::Index(std::max<size_t>(xs.size(), 1)));
-  m.setZero();
+  Mat m(1, Eigen::Index(xs.size()));
   for (size_t i = 0; i < xs.size(); ++i) m(0, Eigen::Index(i)) = xs[i];
   return m;
 }
@@ -104,7 +104,7 @@ class TrainingExperiment : public Experiment {
     int steps = 0;
     do {
       if (evaluating_) evaluate_chunk();
-      else if (steps_ < budget_) steps += train_round();
+      else if (steps_ < budget_) steps += train_one();
       else break;
     } while (clock_ms() - t0 < budget_ms);
     work_ms_ += clock_ms() - t0;
@@ -115,7 +115,7 @@ class TrainingExperiment : public Experiment {
     const double t0 = clock_ms();
     prepare();
     while (evaluating_) evaluate_chunk();
-    if (steps_ < budget_) train_round();
+    if (steps_ < budget_) train_round();  // completes a round a paused frame left half done
     while (evaluating_) evaluate_chunk();
     work_ms_ += clock_ms() - t0;
   }
@@ -156,11 +156,12 @@ class TrainingExperiment : public Experiment {
   }
 
   DemoOutputs view() const override {
+    // What changes while it trains comes first; the settings that restart it last.
     DemoOutputs out;
-    add_controls(out);
     add_progress(out);
     add_panels(out);
     add_curves(out);
+    add_controls(out);
     return out;
   }
 
@@ -195,6 +196,7 @@ class TrainingExperiment : public Experiment {
       t = std::move(fresh);
     }
     steps_ = 0;
+    next_track_ = 0;
     prepared_ = evaluating_ = false;
     eval_pos_ = 0;
     eval_x_.clear();
@@ -223,26 +225,36 @@ class TrainingExperiment : public Experiment {
 
  private:
   // One step of every track, in order.
-  int train_round() {
-    for (Track& t : tracks_) {
-      const double t0 = clock_ms();
-      const float loss = t.run->step();
-      t.train_ms += clock_ms() - t0;
-      t.window_sum += double(loss);
-      if (++t.window_count == window_) {
-        t.loss_curve.push_back(float(t.window_sum / double(t.window_count)));
-        t.window_sum = 0.0;
-        t.window_count = 0;
-      }
+  // One step of the next track; a round ends when every track has taken its
+  // step (so one frame never has to hold the steps of all models at once).
+  // Returns 1 when a round completed.
+  int train_one() {
+    Track& t = tracks_[size_t(next_track_)];
+    const double t0 = clock_ms();
+    const float loss = t.run->step();
+    t.train_ms += clock_ms() - t0;
+    t.window_sum += double(loss);
+    if (++t.window_count == window_) {
+      t.loss_curve.push_back(float(t.window_sum / double(t.window_count)));
+      t.window_sum = 0.0;
+      t.window_count = 0;
     }
-    if (!tracks_.empty() && tracks_[0].loss_curve.size() > loss_x_.size())
-      loss_x_.push_back(float(steps_ + 1 - window_));
+    if (++next_track_ < int(tracks_.size())) return 0;
+    next_track_ = 0;
+    if (tracks_[0].loss_curve.size() > loss_x_.size()) loss_x_.push_back(float(steps_ + 1 - window_));
     ++steps_;
     if (steps_ % eval_every_ == 0 || steps_ == budget_) {
       evaluating_ = true;
       eval_pos_ = 0;
     }
     return 1;
+  }
+
+  int train_round() {
+    int rounds = 0;
+    do rounds += train_one();
+    while (next_track_ != 0);
+    return rounds;
   }
 
   // Evaluates the next chunk of held-out examples for every track; when the
@@ -318,6 +330,7 @@ class TrainingExperiment : public Experiment {
   int eval_every_ = 25;
   int window_ = 5;
   long steps_ = 0;
+  int next_track_ = 0;  // the track that takes the next step of this round
   bool prepared_ = false;
   bool evaluating_ = false;
   int eval_pos_ = 0;
@@ -437,6 +450,7 @@ class LongRangeExperiment : public TrainingExperiment {
   explicit LongRangeExperiment(const DemoInputs& in) {
     base_.seed = uint64_t(setting_or(in, "seed", 1));
     base_.distance = setting_or(in, "distance", 16);
+    base_.batch_size = 16;  // half the default: one LSTM step at k = 64 must fit in a frame
     add_track("RNN", train::RunKind::long_range_rnn, base_);
     add_track("LSTM", train::RunKind::long_range_lstm, base_);
     add_track("attention", train::RunKind::long_range_attention, base_);
@@ -612,6 +626,7 @@ class SentimentExperiment : public TrainingExperiment {
                    (((p > 0.5f) == (r->label == 1)) ? "（正确）。" : "（错误）。"));
     } else {
       add_line(shapes, "The shapes appear once the model is built.", "模型建好后显示各张量的形状。");
+      add_line(t, "The prediction appears once the model is built.", "模型建好后显示预测。");
     }
     for (Eigen::Index h = 0; h < received.rows(); ++h) heads.push_back("head " + std::to_string(h + 1));
     out.panels.push_back(demo_impl::shapes_panel("shapes", tr("Every tensor, for this review (batch of 32)", "每个张量（这条评论，批大小 32）"), shapes));
@@ -651,6 +666,7 @@ class HardAttentionExperiment : public TrainingExperiment {
     for (const Track& k : tracks()) names.push_back(k.name);
     for (int j = 0; j < grid * grid; ++j) patches.push_back("p" + std::to_string(j + 1));
     for (int i = 0; i < grid * data::kPatchSide; ++i) pr.push_back(""), pc.push_back("");
+    if (!prepared()) add_line(t, "The models' picks appear here once they are built.", "模型建好后，这里显示各模型的选择。");
     if (prepared()) {
       const auto& test = tracks()[0].run->patch_data().test;
       const data::PatchImage& image = test[size_t(example()) % test.size()];

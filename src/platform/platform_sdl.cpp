@@ -182,7 +182,7 @@ bool frame(FrameFn fn, void* user) {
   int dw = 0, dh = 0;
   SDL_GL_GetDrawableSize(g_window, &dw, &dh);
   glViewport(0, 0, dw, dh);
-  glClearColor(0.96f, 0.96f, 0.97f, 1.0f);
+  glClearColor(1.0f, 1.0f, 1.0f, 1.0f);  // the windows' background (theme.cpp)
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   SDL_GL_SwapWindow(g_window);

@@ -203,6 +203,33 @@ struct QuizAction {
 // Widget ids: "quiz:<quiz id>:<option index>", "quiz-check:<quiz id>".
 QuizAction quiz_panel(const QuizzesView& view);
 
+// train_controls.cpp: Start / Pause, Step, Reset and speed for a live experiment
+// (training, timing), with a progress bar. Widget ids: "train:run", "train:step",
+// "train:reset", "train:speed:<slow|normal|fast>".
+struct TrainControlsView {
+  bool running = false;
+  bool started = false;   // some work was done (Start becomes Resume)
+  bool finished = false;  // the step budget is used up
+  long progress = 0, planned = 1;
+  std::string speed = "normal";
+  std::string lang = "en";
+};
+struct TrainAction {
+  enum class Kind { none, run, pause, step, reset, speed } kind = Kind::none;
+  std::string speed;  // Kind::speed
+};
+TrainAction train_controls(const TrainControlsView& view);
+
+// timing_overlay.cpp: frame time, frames per second and this frame's compute time,
+// in a small window in the corner (toggled with T).
+struct TimingOverlayView {
+  double frame_ms = 0.0;    // smoothed time between frames
+  double compute_ms = 0.0;  // demo compute or experiment work in this frame
+  std::string simd;         // what the core was built with ("wasm simd128", ...)
+  std::string lang = "en";
+};
+void timing_overlay(const TimingOverlayView& view);
+
 // error_panel.cpp: problems the lab hit (a lesson that failed to load, ...).
 void error_panel(const std::vector<std::string>& errors, const std::string& lang);
 

@@ -60,6 +60,27 @@ inline constexpr UiText check{"Check", "揭晓"};
 inline constexpr UiText pick_first{"Pick an answer first", "请先选择一个答案"};
 inline constexpr UiText right{"Right!", "答对了！"};
 inline constexpr UiText wrong{"Not quite. The answer is:", "不太对。正确答案是："};
+
+// Live experiments: training and timing (src/ui/train_controls.cpp, the overlay).
+inline constexpr UiText train_start{"Start", "开始"};
+inline constexpr UiText train_pause{"Pause", "暂停"};
+inline constexpr UiText train_resume{"Resume", "继续"};
+inline constexpr UiText train_step{"Step", "单步"};
+inline constexpr UiText train_reset{"Reset", "重置"};
+inline constexpr UiText train_start_tip{"Train (or measure) a little every frame; the page stays responsive (Space)",
+                                        "每帧训练（或测量）一点，页面保持流畅（空格键）"};
+inline constexpr UiText train_step_tip{"One training step (or one measurement) (.)", "走一个训练步（或测一次）（句号键）"};
+inline constexpr UiText train_reset_tip{"Start again from the same seed (Backspace)", "用同一个种子从头开始（退格键）"};
+inline constexpr UiText train_speed{"Speed:", "速度："};
+inline constexpr UiText speed_slow{"slow", "慢"};
+inline constexpr UiText speed_normal{"normal", "中"};
+inline constexpr UiText speed_fast{"fast", "快"};
+inline constexpr UiText train_progress{"%ld of %ld", "%ld / %ld"};
+inline constexpr UiText train_finished{"Finished", "已完成"};
+inline constexpr UiText overlay_title{"Timing (T to hide)", "计时（按 T 隐藏）"};
+inline constexpr UiText overlay_frame{"frame %.1f ms (%.0f fps)", "每帧 %.1f 毫秒（%.0f 帧/秒）"};
+inline constexpr UiText overlay_compute{"compute %.2f ms this frame", "本帧计算 %.2f 毫秒"};
+inline constexpr UiText overlay_simd{"SIMD: %s", "SIMD：%s"};
 }  // namespace text
 
 }  // namespace ui

@@ -1,0 +1,73 @@
+// train_controls.cpp: the control row of a live experiment: Start / Pause,
+// Step, Reset, a speed choice and a progress bar.
+#include <imgui.h>
+
+#include <cstdio>
+
+#include "ui/panels.h"
+#include "ui/strings.h"
+#include "ui/widget_log.h"
+
+namespace ui {
+
+TrainAction train_controls(const TrainControlsView& view) {
+  TrainAction action;
+  const std::string& lang = view.lang;
+  ImGui::PushID("train");
+  const char* run_label = view.running ? text::train_pause.get(lang)
+                          : view.started ? text::train_resume.get(lang)
+                                         : text::train_start.get(lang);
+  ImGui::BeginDisabled(view.finished);
+  if (ImGui::Button(run_label, ImVec2(110.0f, 0))) action.kind = view.running ? TrainAction::Kind::pause : TrainAction::Kind::run;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text::train_start_tip.get(lang));
+  if (!view.finished) widgets_record_last("train:run", "button");
+  ImGui::SameLine();
+  if (ImGui::Button(text::train_step.get(lang))) action.kind = TrainAction::Kind::step;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text::train_step_tip.get(lang));
+  if (!view.finished) widgets_record_last("train:step", "button");
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!view.started);
+  if (ImGui::Button(text::train_reset.get(lang))) action.kind = TrainAction::Kind::reset;
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text::train_reset_tip.get(lang));
+  if (view.started) widgets_record_last("train:reset", "button");
+  ImGui::EndDisabled();
+
+  ImGui::SameLine(0.0f, 20.0f);
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(text::train_speed.get(lang));
+  const struct {
+    const char* id;
+    const UiText* label;
+  } speeds[] = {{"slow", &text::speed_slow}, {"normal", &text::speed_normal}, {"fast", &text::speed_fast}};
+  for (const auto& s : speeds) {
+    ImGui::SameLine(0.0f, 2.0f);
+    const bool on = view.speed == s.id;
+    if (on) {  // the same look as a picked option of a demo's choice
+      ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.20f, 0.42f, 0.85f, 1));
+      ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(0.25f, 0.48f, 0.90f, 1));
+      ImGui::PushStyleColor(ImGuiCol_ButtonActive, ImVec4(0.18f, 0.38f, 0.80f, 1));
+      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 1, 1, 1));
+    }
+    if (ImGui::Button(s.label->get(lang)) && !on) {
+      action.kind = TrainAction::Kind::speed;
+      action.speed = s.id;
+    }
+    if (on) ImGui::PopStyleColor(4);
+    widgets_record_last(std::string("train:speed:") + s.id, "button");
+  }
+
+  ImGui::SameLine(0.0f, 20.0f);
+  char overlay[64];
+  if (view.finished) std::snprintf(overlay, sizeof overlay, "%s", text::train_finished.get(lang));
+  else std::snprintf(overlay, sizeof overlay, text::train_progress.get(lang), view.progress, view.planned);
+  const float fraction = view.planned > 0 ? float(view.progress) / float(view.planned) : 0.0f;
+  ImGui::PushStyleColor(ImGuiCol_PlotHistogram, view.finished ? ImVec4(0.20f, 0.62f, 0.30f, 1) : ImVec4(0.20f, 0.42f, 0.85f, 1));
+  ImGui::ProgressBar(fraction, ImVec2(220.0f, 0), overlay);
+  ImGui::PopStyleColor();
+  widgets_record_last("train:progress", "progress");
+  ImGui::PopID();
+  return action;
+}
+
+}  // namespace ui

@@ -1,0 +1,110 @@
+// Training in the page: the toy translator with attention is started with the
+// real Start button and must reach 95% token accuracy on held-out sentences
+// within 10 seconds of in-page training while the page keeps drawing at 30
+// frames per second or more. The figures are printed for the notes.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openLab, state, widget, frames, screenshotVariety } from './harness.mjs';
+
+let lab;
+before(async () => { lab = await openLab(); });
+after(async () => { await lab?.close(); });
+
+async function click(page, id) {
+  const w = await widget(page, id);
+  await page.mouse.click(w.rect.x + w.rect.width / 2, w.rect.y + w.rect.height / 2);
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+test('the translator reaches 95% held-out token accuracy within 10 s of in-page training, at 30 fps or more', async () => {
+  const { page } = lab;
+  assert.ok(await page.evaluate(() => window.attnlab.goto('encoder-decoder', 0)));
+  await frames(page);
+  let st = await state(page);
+  assert.equal(st.demo, 'train_translation');
+  assert.equal(st.experiment.steps, 0);
+  assert.equal(st.experiment.running, false);
+  // The quiz hides the alignment until answered; answer it (right) first.
+  await click(page, 'quiz:love-goes-to:1');
+  await frames(page);
+  await click(page, 'quiz-check:love-goes-to');
+  await frames(page);
+
+  await click(page, 'train:run');
+  const t0 = Date.now();
+  const f0 = (await state(page)).frames;
+  let reachedMs = -1, reachedStep = -1, samples = [];
+  while (Date.now() - t0 < 20000) {
+    await sleep(200);
+    st = await state(page);
+    const run = st.experiment.runs[0];
+    samples.push({ ms: Date.now() - t0, frames: st.frames, steps: st.experiment.steps, accuracy: run.accuracy });
+    if (run.accuracy >= 0.95) {
+      reachedMs = Date.now() - t0;
+      reachedStep = run.evaluatedAt;
+      break;
+    }
+  }
+  const last = samples[samples.length - 1];
+  const fps = ((last.frames - f0) * 1000) / last.ms;
+  console.log(`in-page training: 95% held-out token accuracy at step ${reachedStep}, ` +
+              `${(reachedMs / 1000).toFixed(2)} s after Start; ${fps.toFixed(1)} frames per second while training ` +
+              `(${last.frames - f0} frames in ${(last.ms / 1000).toFixed(2)} s); ` +
+              `${st.experiment.runs[0].msPerStep.toFixed(2)} ms per training step`);
+  assert.ok(reachedMs > 0, `never reached 95%: ${JSON.stringify(samples.slice(-3))}`);
+  assert.ok(reachedMs <= 10000, `took ${reachedMs} ms`);
+  assert.ok(fps >= 30, `only ${fps.toFixed(1)} fps`);
+
+  // The full stop gets almost no weight while "love" is written.
+  assert.equal(st.experiment.example.source, '我 爱 中国 。');
+  assert.ok(st.experiment.example.stopWeightForWord2 < 0.05, `${st.experiment.example.stopWeightForWord2}`);
+  const v = await screenshotVariety(page, 'training-translation');
+  assert.ok(v.nonBackground > 0.02);
+
+  // Space pauses; the step count then stays put.
+  await page.keyboard.press('Space');
+  await frames(page, 4);
+  st = await state(page);
+  assert.equal(st.experiment.running, false);
+  const paused = st.experiment.steps;
+  await frames(page, 10);
+  assert.equal((await state(page)).experiment.steps, paused);
+  // Step takes exactly one more step (it finishes an evaluation it triggers).
+  await click(page, 'train:step');
+  await frames(page, 2);
+  assert.equal((await state(page)).experiment.steps, paused + 1);
+  // Reset starts over from the same seed.
+  await click(page, 'train:reset');
+  await frames(page, 2);
+  assert.equal((await state(page)).experiment.steps, 0);
+  assert.deepEqual(lab.consoleErrors, []);
+});
+
+test('every live experiment trains or measures in the page and shows it', async () => {
+  const { page } = lab;
+  const lessons = await page.evaluate(() => window.attnlab.lessons());
+  let visited = 0;
+  for (const l of lessons) {
+    for (let s = 0; s < l.steps; s++) {
+      assert.ok(await page.evaluate(([id, step]) => window.attnlab.goto(id, step), [l.id, s]));
+      await frames(page, 2);
+      const st = await state(page);
+      if (!st.experiment) continue;
+      // Fast speed, run for a second, pause.
+      await click(page, 'train:speed:fast');
+      await page.evaluate(() => window.attnlab.train('run'));
+      await sleep(1500);
+      await page.evaluate(() => window.attnlab.train('pause'));
+      await frames(page, 2);
+      const after = await state(page);
+      assert.equal(after.computeError, undefined, `${l.id}/${s}: ${after.computeError}`);
+      assert.ok(after.experiment.steps > 0, `${l.id}/${s} did no work`);
+      await screenshotVariety(page, `experiment-${l.id}-${s + 1}`);
+      visited++;
+    }
+  }
+  assert.ok(visited >= 6, `only ${visited} experiment steps`);
+  assert.deepEqual(lab.consoleErrors, []);
+  assert.deepEqual(await page.evaluate(() => window.attnlab.errors()), []);
+});
