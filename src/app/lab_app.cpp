@@ -436,6 +436,7 @@ bool lab_frame(void* user) {
   }
   app.last_frame_at = frame_start;
   const double compute_shown = app.frame_compute_ms;  // the previous frame's work
+  app.frame_compute_shown = compute_shown;
   app.frame_compute_ms = 0.0;
   advance_experiment(app);
   const ImGuiViewport* vp = ImGui::GetMainViewport();
@@ -498,7 +499,9 @@ bool lab_frame(void* user) {
   if (nav == ui::Nav::next) lab_step_by(app, +1);
   if (nav == ui::Nav::back) lab_step_by(app, -1);
   ImGui::End();
-  if (app.overlay) ui::timing_overlay({app.frame_ms, compute_shown, attn::eigen_simd_in_use(), app.state.lang});
+  if (app.overlay) ui::timing_overlay({app.frame_ms, compute_shown, app.ui_ms, attn::eigen_simd_in_use(), app.state.lang});
+  const double ui = platform::now_ms() - frame_start - app.frame_compute_ms;
+  app.ui_ms = app.ui_ms > 0.0 ? 0.9 * app.ui_ms + 0.1 * ui : ui;
   lab_save(app);
   if (++app.frames == 1) platform::page_event("firstFrame", "{}");
   return true;
@@ -562,6 +565,8 @@ Value lab_state_json(const LabApp& app) {
   }
   s.set("overlay", app.overlay);
   s.set("frameMs", app.frame_ms);
+  s.set("uiMs", app.ui_ms);
+  s.set("frameComputeMs", app.frame_compute_shown);
   s.set("frames", double(app.frames));
   return s;
 }

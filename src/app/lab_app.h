@@ -36,6 +36,8 @@ struct LabApp {
   double frame_ms = 0.0;
   double last_frame_at = 0.0;
   double frame_compute_ms = 0.0;
+  double frame_compute_shown = 0.0;  // the last complete frame's compute
+  double ui_ms = 0.0;  // smoothed time to lay out the interface, not counting compute
   long frames = 0;
   bool dirty = false;         // state changed since it was last saved
   double saved_at_ms = 0.0;

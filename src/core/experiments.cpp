@@ -260,7 +260,7 @@ class TrainingExperiment : public Experiment {
   // Evaluates the next chunk of held-out examples for every track; when the
   // split is covered, records the points.
   void evaluate_chunk() {
-    constexpr int kChunk = 12;
+    constexpr int kChunk = 4;  // small: a chunk must fit in a frame's budget in WebAssembly
     int size = 0;
     for (Track& t : tracks_) {
       if (eval_pos_ == 0) t.partial = {};

@@ -225,6 +225,7 @@ TrainAction train_controls(const TrainControlsView& view);
 struct TimingOverlayView {
   double frame_ms = 0.0;    // smoothed time between frames
   double compute_ms = 0.0;  // demo compute or experiment work in this frame
+  double ui_ms = 0.0;       // laying out the interface (before the GPU draws it)
   std::string simd;         // what the core was built with ("wasm simd128", ...)
   std::string lang = "en";
 };

@@ -80,6 +80,7 @@ inline constexpr UiText train_finished{"Finished", "已完成"};
 inline constexpr UiText overlay_title{"Timing (T to hide)", "计时（按 T 隐藏）"};
 inline constexpr UiText overlay_frame{"frame %.1f ms (%.0f fps)", "每帧 %.1f 毫秒（%.0f 帧/秒）"};
 inline constexpr UiText overlay_compute{"compute %.2f ms this frame", "本帧计算 %.2f 毫秒"};
+inline constexpr UiText overlay_ui{"interface %.2f ms", "界面 %.2f 毫秒"};
 inline constexpr UiText overlay_simd{"SIMD: %s", "SIMD：%s"};
 }  // namespace text
 

@@ -22,6 +22,7 @@ void timing_overlay(const TimingOverlayView& view) {
     const double fps = view.frame_ms > 0.0 ? 1000.0 / view.frame_ms : 0.0;
     ImGui::Text(text::overlay_frame.get(lang), view.frame_ms, fps);
     ImGui::Text(text::overlay_compute.get(lang), view.compute_ms);
+    ImGui::Text(text::overlay_ui.get(lang), view.ui_ms);
     if (!view.simd.empty()) ImGui::Text(text::overlay_simd.get(lang), view.simd.c_str());
   }
   ImGui::End();
