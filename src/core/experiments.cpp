@@ -578,9 +578,10 @@ class PoolingExperiment : public TrainingExperiment {
     add_line(t, "Attention pooling's weight, averaged over 200 test reviews: sentiment and negation words " + fmt(sentiment_share_) +
                     ", names and places " + fmt(name_share_),
              "注意力池化的权重（200 条测试评论的平均）：情感词和否定词 " + fmt(sentiment_share_) + "，人名和地名 " + fmt(name_share_));
-    out.mats["word_weights"] = weights;
+    // One row per word (words are wider than cells): (n, 2).
+    out.mats["word_weights"] = weights.transpose();
     out.panels.push_back(demo_impl::heatmap_panel("words", "word_weights", tr("Pooling weight of each word", "每个词的池化权重"),
-                                                  {"attention", "average"}, words, true));
+                                                  words, {"attention", "average"}, true));
     out.panels.push_back(demo_impl::note_panel("review", tr("This review", "这条评论"), t));
     out.panels.push_back(demo_impl::slider_panel("example", tr("Test review", "测试评论"), 0.0f, 29.0f, 1.0f));
   }
@@ -611,7 +612,7 @@ class SentimentExperiment : public TrainingExperiment {
   void add_panels(DemoOutputs& out) const override {
     const data::Review* r = review();
     LocalText shapes, t;
-    Mat received = Mat::Zero(4, 1);
+    Mat received = Mat::Zero(4, 1);  // (h, n)
     std::vector<std::string> words = {"…"}, heads;
     if (r) {
       const train::SentimentModel& m = *static_cast<const train::TrainRun&>(*tracks()[0].run).sentiment();
@@ -630,10 +631,10 @@ class SentimentExperiment : public TrainingExperiment {
     }
     for (Eigen::Index h = 0; h < received.rows(); ++h) heads.push_back("head " + std::to_string(h + 1));
     out.panels.push_back(demo_impl::shapes_panel("shapes", tr("Every tensor, for this review (batch of 32)", "每个张量（这条评论，批大小 32）"), shapes));
-    out.mats["received"] = received;
+    out.mats["received"] = received.transpose();  // (n, h): one row per word
     out.panels.push_back(demo_impl::heatmap_panel("received", "received",
                                                   tr("Attention each word receives, per head (column means)", "每个词得到的注意力，按头（列平均）"),
-                                                  heads, words, false));
+                                                  words, heads, false));
     out.panels.push_back(demo_impl::note_panel("prediction", tr("Prediction", "预测"), t));
     out.panels.push_back(demo_impl::slider_panel("example", tr("Test review", "测试评论"), 0.0f, 29.0f, 1.0f));
   }
