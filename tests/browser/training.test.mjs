@@ -108,3 +108,36 @@ test('every live experiment trains or measures in the page and shows it', async 
   assert.deepEqual(lab.consoleErrors, []);
   assert.deepEqual(await page.evaluate(() => window.attnlab.errors()), []);
 });
+
+test('T shows the timing overlay; every step reports its compute time (printed, not asserted: speed lives in benchmarks)', async () => {
+  const { page } = lab;
+  assert.ok(await page.evaluate(() => window.attnlab.goto('scoring', 1)));
+  await frames(page, 3);
+  assert.equal((await state(page)).overlay, false);
+  await page.keyboard.press('t');
+  await frames(page, 8);
+  const on = await state(page);
+  assert.equal(on.overlay, true);
+  assert.ok(on.frameMs > 0, 'frame time is measured');
+  await screenshotVariety(page, 'timing-overlay');
+  await page.keyboard.press('t');
+  await frames(page, 3);
+  assert.equal((await state(page)).overlay, false);
+
+  const lessons = await page.evaluate(() => window.attnlab.lessons());
+  const times = [];
+  for (const l of lessons) {
+    for (let s = 0; s < l.steps; s++) {
+      assert.ok(await page.evaluate(([id, step]) => window.attnlab.goto(id, step), [l.id, s]));
+      const st = await state(page);
+      assert.ok(Number.isFinite(st.computeMs) && st.computeMs >= 0);
+      // Live experiments build their data and models on entry and then work to a
+      // per-frame budget; they are measured by the training test above.
+      if (!st.experiment) times.push({ step: `${l.id}/${st.stepId}`, ms: st.computeMs });
+    }
+  }
+  times.sort((a, b) => b.ms - a.ms);
+  console.log(`compute per step at default sizes, in this browser: max ${times[0].ms.toFixed(2)} ms (${times[0].step}); ` +
+              `over 2 ms: ${times.filter((t) => t.ms >= 2).map((t) => `${t.step} ${t.ms.toFixed(2)}`).join(', ') || 'none'}; ` +
+              `${times.filter((t) => t.ms < 2).length} of ${times.length} steps under 2 ms`);
+});
