@@ -26,7 +26,7 @@ void card_end(Card& card, CardColours colours) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   card.layers.SetCurrentChannel(dl, 0);
   const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
-  dl->AddRectFilled(a, b, colours.fill, 6.0f);
+  if (colours.fill & IM_COL32_A_MASK) dl->AddRectFilled(a, b, colours.fill, 6.0f);
   dl->AddRect(a, b, colours.border, 6.0f);
   card.layers.Merge(dl);
 }

@@ -8,7 +8,10 @@
 namespace ui {
 
 struct CardColours {
-  ImU32 fill = IM_COL32(248, 249, 252, 255);
+  // Demo panels are outlined only: in browsers that draw WebGL in software, every
+  // filled card costs its area in pixels each frame. Quizzes and exercises, which
+  // must stand out, pass a fill.
+  ImU32 fill = 0;
   ImU32 border = IM_COL32(226, 229, 236, 255);
 };
 
