@@ -2,6 +2,7 @@
 // must be reported with its file and line without stopping the others.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <map>
@@ -74,6 +75,51 @@ TEST_CASE("every embedded lesson loads and validates") {
       for (const auto& entry : out.mats) CHECK_MESSAGE(entry.second.allFinite(), entry.first << " is not finite");
     }
   }
+}
+
+// LocalText::get falls back to English, so a missing ".zh" would show English in the
+// Chinese lab without any error. Only quiz options that read the same in both
+// languages need no twin: no Latin letter ("(32, 1)", "中国") or one of the step's
+// tokens, which the demo shows as written ("cats").
+TEST_CASE("every text of every embedded lesson is in English and Chinese") {
+  const LessonSet set = load_embedded_lessons();
+  REQUIRE(!set.lessons.empty());
+  int missing = 0;
+  auto need = [&](const LocalText& t, const std::string& what) {
+    for (const char* lang : {"en", "zh"}) {
+      const auto it = t.by_lang.find(lang);
+      if (it != t.by_lang.end() && !it->second.empty()) continue;
+      const std::string problem = what + " has no '" + lang + "' text";
+      FAIL_CHECK(problem);
+      ++missing;
+    }
+  };
+  for (const Lesson& l : set.lessons) {
+    need(l.title, "lessons/" + l.file + ": lesson title");
+    for (const LessonStep& s : l.steps) {
+      const std::string at = "lessons/" + l.file + ": step '" + s.id + "' ";
+      need(s.title, at + "title");
+      need(s.text, at + "text");
+      const std::vector<std::string> tokens = demo_defaults(s).tokens;
+      for (const Quiz& q : s.quizzes) {
+        need(q.question, at + "quiz '" + q.id + "' question");
+        for (size_t i = 0; i < q.options.size(); ++i) {
+          const std::string en = q.options[i].get("en");
+          auto latin = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; };
+          const bool same_in_both = std::none_of(en.begin(), en.end(), latin) ||
+                                    std::find(tokens.begin(), tokens.end(), en) != tokens.end();
+          if (!same_in_both) need(q.options[i], at + "quiz '" + q.id + "' option " + std::to_string(i + 1));
+        }
+        need(q.explanation, at + "quiz '" + q.id + "' explanation");
+      }
+      for (const Exercise& e : s.exercises) {
+        need(e.goal, at + "exercise '" + e.id + "' goal");
+        for (size_t i = 0; i < e.hints.size(); ++i)
+          need(e.hints[i], at + "exercise '" + e.id + "' hint " + std::to_string(i + 1));
+      }
+    }
+  }
+  CHECK(missing == 0);
 }
 
 TEST_CASE("a well-formed lesson parses into steps, params and paragraphs") {
