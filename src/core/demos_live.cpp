@@ -36,9 +36,9 @@ void add_live_demos(std::vector<DemoEntry>& r) {
   r.push_back({"train_long_range",
                training_params("300", {choice_param("distance", {"4", "16", "32", "64"}, "16")}),
                check_nothing, run_long_range});
-  r.push_back({"train_pooling", training_params("300", {number_param("example", 0, 29, true, "0")}),
+  r.push_back({"train_pooling", training_params("200", {number_param("example", 0, 29, true, "0")}),
                check_nothing, run_pooling});
-  r.push_back({"train_sentiment", training_params("400", {number_param("example", 0, 29, true, "0")}),
+  r.push_back({"train_sentiment", training_params("600", {number_param("example", 0, 29, true, "0")}),
                check_nothing, run_sentiment});
   r.push_back({"train_hard_attention", training_params("600", {number_param("example", 0, 29, true, "0")}),
                check_nothing, run_hard_attention});

@@ -535,7 +535,7 @@ class PoolingExperiment : public TrainingExperiment {
     const train::RunDesc base = seeded(in);
     add_track("attention pooling", train::RunKind::birnn_attention, base);
     add_track("average pooling", train::RunKind::birnn_average, base);
-    set_budget(setting_or(in, "steps", 300), 25);
+    set_budget(setting_or(in, "steps", 200), 25);
     set_view_setting("example", text_or(in, "example", "0"));
   }
 
@@ -603,7 +603,7 @@ class SentimentExperiment : public TrainingExperiment {
   explicit SentimentExperiment(const DemoInputs& in) {
     const train::RunDesc base = seeded(in);
     add_track("self-attention", train::RunKind::sentiment, base);
-    set_budget(setting_or(in, "steps", 400), 25);
+    set_budget(setting_or(in, "steps", 600), 25);
     set_view_setting("example", text_or(in, "example", "0"));
   }
 
