@@ -81,8 +81,15 @@ void enter_step(LabApp& app) {
   app.inputs = attn::inputs_with_edits(*current_step(app), it == app.state.edits.end() ? nullptr : &it->second);
   app.hints_shown.assign(current_step(app)->exercises.size(), 0);
   app.quizzes.assign(current_step(app)->quizzes.size(), ui::QuizState{});
-  app.experiment.reset();
+  // A live experiment waits, paused, while the learner is elsewhere.
   app.running = false;
+  if (app.experiment) app.parked[app.experiment_key] = std::move(app.experiment);
+  app.experiment_key = current_key(app);
+  auto parked = app.parked.find(app.experiment_key);
+  if (parked != app.parked.end()) {
+    app.experiment = std::move(parked->second);
+    app.parked.erase(parked);
+  }
   recompute(app);
   platform::set_url_fragment(attn::make_link(app.state.lesson, app.state.step, nullptr));
   platform::page_event("step", attn::json::write(lab_prose_json(app)));
@@ -140,6 +147,8 @@ bool lab_load_lesson_text(LabApp& app, const std::string& file, const std::strin
   for (auto& l : app.set.lessons)
     if (l.id == lesson.id) l = lesson, replaced = true;
   if (!replaced) app.set.lessons.push_back(std::move(lesson));
+  app.parked.clear();  // a changed lesson may have changed its experiments' settings
+  app.experiment.reset();
   enter_step(app);
   return true;
 }
@@ -166,6 +175,8 @@ void lab_follow_link(LabApp& app, const std::string& fragment) {
   if (applied != link.edits.mats.size())
     app.notices.push_back("Some values in the link do not fit this step and were ignored.");
   remember_edits(app);
+  app.experiment.reset();  // the link's settings: a fresh experiment
+  app.running = false;
   recompute(app);
 }
 
@@ -268,6 +279,7 @@ void lab_apply_demo_edit(LabApp& app, const ui::DemoEdit& e) {
 
 void lab_reset_step(LabApp& app) {
   app.state.edits.erase(current_key(app));
+  app.experiment.reset();  // back to the lesson's settings, untrained
   enter_step(app);
 }
 

@@ -3,6 +3,7 @@
 // it; every change goes through the lab_* functions below.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +30,10 @@ struct LabApp {
   // A live experiment (training, timing) when the step's demo is one; it lives
   // until the learner leaves the step or changes a setting that needs a restart.
   std::unique_ptr<attn::Experiment> experiment;
+  // Experiments of steps the learner left, paused, by step key: coming back
+  // finds the models as they were.
+  std::map<std::string, std::unique_ptr<attn::Experiment>> parked;
+  std::string experiment_key;
   bool running = false;          // advanced every frame while true
   std::string speed = "normal";  // slow: one unit per frame; normal / fast: a time budget
   // The timing overlay (key T): smoothed frame time, and core work in this frame.

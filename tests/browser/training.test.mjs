@@ -81,6 +81,27 @@ test('the translator reaches 95% held-out token accuracy within 10 s of in-page 
   assert.deepEqual(lab.consoleErrors, []);
 });
 
+test('leaving a step pauses its training; coming back finds the models as they were', async () => {
+  const { page } = lab;
+  assert.ok(await page.evaluate(() => window.attnlab.goto('kinds', 2)));
+  await frames(page, 2);
+  assert.equal((await state(page)).stepId, 'train-hard');
+  await click(page, 'train:run');
+  await sleep(1500);
+  await page.keyboard.press('ArrowRight');
+  await frames(page, 3);
+  assert.equal((await state(page)).stepId, 'cross-self');
+  await page.keyboard.press('ArrowLeft');
+  await frames(page, 3);
+  const back = await state(page);
+  assert.equal(back.stepId, 'train-hard');
+  assert.equal(back.experiment.running, false);
+  assert.ok(back.experiment.steps > 0, 'the training done before leaving is kept');
+  const kept = back.experiment.steps;
+  await frames(page, 5);
+  assert.equal((await state(page)).experiment.steps, kept, 'it stays paused');
+});
+
 test('every live experiment trains or measures in the page and shows it', async () => {
   const { page } = lab;
   const lessons = await page.evaluate(() => window.attnlab.lessons());
