@@ -3,11 +3,15 @@
 // by emcc, under node (with and without SIMD128); scripts/bench.mjs runs all
 // three, adds the JavaScript peers (ONNX Runtime Web, TF.js) and compares.
 //
-//   bench_attention [--out DIR] [--quick]
-//     --out DIR   write DIR/inputs_n<N>_d<D>.f32 (the exact inputs, so peers can
-//                 compute on the same numbers) and DIR/<build>/..._n<N>_d<D>.f32
-//                 (this build's outputs, for the agreement check)
-//     --quick     a tenth of the timing budget (for a smoke run)
+//   bench_attention [--out DIR] [--quick] [--shape N D | --machine-only]
+//     --out DIR       write DIR/inputs_n<N>_d<D>.f32 (the exact inputs, so peers
+//                     can compute on the same numbers; native build only) and
+//                     DIR/<build>/..._n<N>_d<D>.f32 (outputs, for the agreement check)
+//     --quick         a tenth of the timing budget (for a smoke run)
+//     --shape N D     only this case, no machine measurements (scripts/bench.mjs
+//                     runs every implementation case by case, so that a busy
+//                     machine slows all of them alike)
+//     --machine-only  only the clock and SIMD ceiling measurements
 //
 // Cases: n in {16, 64, 256, 1024} x d in {16, 64}, d_model = d_k = d_v = d.
 //   attention       Q, K, V (n, d) given -> softmax(Q K^T / sqrt(d)) V
@@ -27,6 +31,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -40,6 +45,9 @@
 #include <wasm_simd128.h>
 #elif defined(__SSE2__)
 #include <emmintrin.h>
+#endif
+#if defined(__GLIBC__)
+#include <malloc.h>
 #endif
 
 using attn::Mat;
@@ -225,14 +233,32 @@ void print_result(const char* build, const char* kind, const char* impl, int n, 
 // ---------------------------------------------------------------- 5 main
 int main(int argc, char** argv) {
   std::string out_dir;
+  bool machine = true, cases = true;
+  int only_n = 0, only_d = 0;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_dir = argv[++i];
     else if (!std::strcmp(argv[i], "--quick")) g_budget_ms = 30.0;
+    else if (!std::strcmp(argv[i], "--shape") && i + 2 < argc) {
+      only_n = std::atoi(argv[++i]);
+      only_d = std::atoi(argv[++i]);
+      machine = false;
+    }
+    else if (!std::strcmp(argv[i], "--machine-only")) cases = false;
     else {
-      std::fprintf(stderr, "usage: bench_attention [--out DIR] [--quick]\n");
+      std::fprintf(stderr, "usage: bench_attention [--out DIR] [--quick] [--shape N D | --machine-only]\n");
       return 2;
     }
   }
+#if defined(__GLIBC__)
+  // The kernels allocate their scratch (packed Q, K, V: ~200 KiB at n = 256,
+  // d = 64) per call. glibc hands a free heap top above 128 KiB back to the OS,
+  // so in a fresh process every call page-faulted its scratch back in (measured
+  // 0.8 ms instead of 0.23 ms at n = 256, d = 64), until a larger free raised the
+  // threshold by itself. Settle that up front, as a long-running program's
+  // allocator would. (WebAssembly memory is never handed back: no such effect.)
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+#endif
 #if defined(__EMSCRIPTEN__)
   const char* build = attn::wasm_simd128_enabled() ? "wasm-simd" : "wasm-scalar";
 #else
@@ -240,13 +266,15 @@ int main(int argc, char** argv) {
 #endif
   std::printf("{\"kind\":\"info\",\"build\":\"%s\",\"isa\":\"%s\",\"lanes\":%d,\"eigen_simd\":\"%s\"}\n", build,
               attn::fast_kernel_isa(), attn::fast_kernel_lanes(), attn::eigen_simd_in_use());
-  std::printf("{\"kind\":\"machine\",\"build\":\"%s\",\"clock_ghz\":%.3f,\"simd128_peak_gflops\":%.2f}\n", build,
-              measure_clock_ghz(), measure_simd128_peak_gflops());
+  if (machine)
+    std::printf("{\"kind\":\"machine\",\"build\":\"%s\",\"clock_ghz\":%.3f,\"simd128_peak_gflops\":%.2f}\n", build,
+                measure_clock_ghz(), measure_simd128_peak_gflops());
   std::fflush(stdout);
 
   const int lengths[] = {16, 64, 256, 1024}, widths[] = {16, 64};
   for (int n : lengths)
     for (int d : widths) {
+      if (!cases || (only_n && (n != only_n || d != only_d))) continue;
       const Inputs in = make_inputs(n, d);
       const double attention_flop = 4.0 * n * double(n) * d;
       const double projection_flop = 6.0 * n * double(d) * d;

@@ -60,19 +60,19 @@ namespace {
 //   the exponent bias 127 gives the float 2^k. k = -127 gives bit pattern 0,
 //   i.e. exactly 0.0f, which is how large negative exponents underflow cleanly.
 
-// ScalarOps::mul_add passes its result through keep(): an empty asm statement
-// the optimiser cannot see through, so each accumulator must exist as a plain
-// float there and clang's SLP vectoriser cannot pack the tile's independent
-// accumulators into SIMD lanes behind our back (it otherwise does, in a SIMD
-// build). It emits no instruction.
+// ScalarOps::mul_add passes its result through keep(): in WebAssembly an empty
+// asm statement the optimiser cannot see through, so each accumulator must
+// exist as a plain float there and clang's SLP vectoriser cannot pack the
+// tile's independent accumulators into SIMD lanes behind our back (it
+// otherwise does, in a SIMD build). It emits no instruction. (Natively the
+// same trick made GCC keep the accumulators in memory, 5x slower; there the
+// one-lane variant may be partly auto-vectorised.)
 struct ScalarOps {
   static constexpr int W = 1, kColVecs = 4;
   using V = float;
   static V keep(V x) {
 #if defined(__wasm__)
     __asm__("" : "+r"(x));
-#elif defined(__x86_64__)
-    __asm__("" : "+x"(x));
 #endif
     return x;
   }
@@ -205,8 +205,8 @@ constexpr const char* kIsa = "scalar";
 // 2^x = 2^k * 2^f with k = round(x) and f = x - k in [-0.5, 0.5].
 // 2^f is a degree-5 polynomial whose coefficients were fitted (iteratively
 // reweighted least squares on a dense grid) to minimise the maximum RELATIVE
-// error on [-0.5, 0.5]: 7.5e-8 in exact arithmetic, 2.4e-7 measured in float
-// with Horner's rule. 2^k is built directly in the exponent bits.
+// error on [-0.5, 0.5]: 7.5e-8 in exact arithmetic; in float with Horner's
+// rule the whole exp2 measured 2.2e-7 (wasm) over [-126, 127]. 2^k is built directly in the exponent bits.
 constexpr float kExp2C0 = 1.000000072e+00f;
 constexpr float kExp2C1 = 6.931469670e-01f;
 constexpr float kExp2C2 = 2.402211963e-01f;
@@ -709,8 +709,10 @@ std::string fast_attention_scalar(const Mat& Q, const Mat& K, const Mat& V, cons
 
 std::string fast_self_attention(const Mat& X, const SelfAttentionWeights& weights, const FastSelfAttentionDesc& desc,
                                 Mat* out, Warnings* warnings) {
-  return desc.scalar ? self_attention_entry<ScalarOps>(X, weights, desc, out, warnings)
-                     : self_attention_entry<SimdOps>(X, weights, desc, out, warnings);
+  if (!desc.scalar) return self_attention_entry<SimdOps>(X, weights, desc, out, warnings);
+  FastSelfAttentionDesc one_lane = desc;
+  one_lane.projection = ProjectionKernel::fast;  // Eigen's product would be vectorised
+  return self_attention_entry<ScalarOps>(X, weights, one_lane, out, warnings);
 }
 
 std::string fast_matmul(const Mat& A, const Mat& B, Mat* C) {
