@@ -46,9 +46,6 @@
 #elif defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 using attn::Mat;
 
@@ -249,16 +246,6 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-#if defined(__GLIBC__)
-  // The kernels allocate their scratch (packed Q, K, V: ~200 KiB at n = 256,
-  // d = 64) per call. glibc hands a free heap top above 128 KiB back to the OS,
-  // so in a fresh process every call page-faulted its scratch back in (measured
-  // 0.8 ms instead of 0.23 ms at n = 256, d = 64), until a larger free raised the
-  // threshold by itself. Settle that up front, as a long-running program's
-  // allocator would. (WebAssembly memory is never handed back: no such effect.)
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
-  mallopt(M_MMAP_THRESHOLD, 256 << 20);
-#endif
 #if defined(__EMSCRIPTEN__)
   const char* build = attn::wasm_simd128_enabled() ? "wasm-simd" : "wasm-scalar";
 #else
@@ -281,15 +268,20 @@ int main(int argc, char** argv) {
       std::printf("{\"kind\":\"inputs\",\"build\":\"%s\",\"n\":%d,\"d\":%d,\"checksum\":%.9g}\n", build, n, d,
                   checksum(in.Q) + checksum(in.K) + checksum(in.V) + checksum(in.X) + checksum(in.W_Q) +
                       checksum(in.W_K) + checksum(in.W_V));
+      // Every fast call runs on one workspace, as a program calling the kernels
+      // repeatedly would: after the warm-up no call allocates. (Without one, each
+      // call allocated ~200 KiB of scratch at n = 256, d = 64, which glibc handed
+      // back to the OS and page-faulted in again on the next call.)
+      attn::FastAttentionWorkspace ws;
       Mat out, S;
       attn::FastAttentionDesc desc;
       const std::string shape = "_n" + std::to_string(n) + "_d" + std::to_string(d) + ".f32";
 
       // attention: Q, K, V given
-      Timing t = time_it([&] { attn::fast_attention(in.Q, in.K, in.V, desc, &out); });
+      Timing t = time_it([&] { attn::fast_attention(in.Q, in.K, in.V, desc, &out, nullptr, nullptr, &ws); });
       print_result(build, "attention", "simd", n, d, attention_flop, t, checksum(out));
       if (!out_dir.empty()) write_floats(out_dir + "/" + build + "/attention" + shape, {&out});
-      t = time_it([&] { attn::fast_attention_scalar(in.Q, in.K, in.V, desc, &out); });
+      t = time_it([&] { attn::fast_attention_scalar(in.Q, in.K, in.V, desc, &out, nullptr, nullptr, &ws); });
       print_result(build, "attention", "scalar", n, d, attention_flop, t, checksum(out));
       t = time_it([&] { eigen_attention(in.Q, in.K, in.V, &S, &out); });
       print_result(build, "attention", "eigen", n, d, attention_flop, t, checksum(out));
@@ -298,22 +290,22 @@ int main(int argc, char** argv) {
       const attn::SelfAttentionWeights w{in.W_Q, in.W_K, in.W_V};
       attn::FastSelfAttentionDesc self;
       self.projection = attn::ProjectionKernel::fast;
-      t = time_it([&] { attn::fast_self_attention(in.X, w, self, &out); });
+      t = time_it([&] { attn::fast_self_attention(in.X, w, self, &out, nullptr, &ws); });
       print_result(build, "self_attention", "simd", n, d, attention_flop + projection_flop, t, checksum(out));
       if (!out_dir.empty()) write_floats(out_dir + "/" + build + "/self_attention" + shape, {&out});
       self.projection = attn::ProjectionKernel::eigen;
-      t = time_it([&] { attn::fast_self_attention(in.X, w, self, &out); });
+      t = time_it([&] { attn::fast_self_attention(in.X, w, self, &out, nullptr, &ws); });
       print_result(build, "self_attention", "simd-eigen-proj", n, d, attention_flop + projection_flop, t,
                    checksum(out));
       self.projection = attn::ProjectionKernel::fast;
       self.scalar = true;
-      t = time_it([&] { attn::fast_self_attention(in.X, w, self, &out); });
+      t = time_it([&] { attn::fast_self_attention(in.X, w, self, &out, nullptr, &ws); });
       print_result(build, "self_attention", "scalar", n, d, attention_flop + projection_flop, t, checksum(out));
 
       // the projection product alone: own kernel vs Eigen
       Mat W_all(d, 3 * d);
       W_all << in.W_Q, in.W_K, in.W_V;
-      t = time_it([&] { attn::fast_matmul(in.X, W_all, &out); });
+      t = time_it([&] { attn::fast_matmul(in.X, W_all, &out, &ws); });
       print_result(build, "projection", "fast", n, d, projection_flop, t, checksum(out));
       t = time_it([&] { out.noalias() = in.X * W_all; });
       print_result(build, "projection", "eigen", n, d, projection_flop, t, checksum(out));

@@ -29,15 +29,36 @@
 //  * Accuracy against the double-precision reference (attn::ref): see
 //    tests/core/test_fast_attention.cpp for the measured error and tolerances.
 //
-// Sections: 1 attention, 2 self-attention with projections, 3 matrix product,
-// 4 the exp2 approximation, 5 build information.
+// Sections: 0 workspace, 1 attention, 2 self-attention with projections,
+// 3 matrix product, 4 the exp2 approximation, 5 build information.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/tensor.h"
 
 namespace attn {
+
+// ---------------------------------------------------------------- 0 workspace
+// The kernels' scratch memory: packed copies of Q, K and V, partial outputs,
+// the projection buffers. A caller that runs the kernels again and again keeps
+// one workspace and passes it to every call: the buffers grow to the largest
+// shape seen and are reused from then on, so repeated calls allocate nothing.
+// (Natively that matters: glibc hands freed blocks above 128 KiB back to the OS,
+// and each call would page-fault its scratch back in.) nullptr: the call
+// allocates its own scratch and frees it. The results never depend on whether a
+// workspace is passed or what it held before; its contents between calls mean
+// nothing. One workspace per thread.
+struct FastAttentionWorkspace {
+  std::vector<float> q_tiles;      // attention: Q * scale * log2(e), tiles of (d, R) interleaved
+  std::vector<float> k_panels;     // attention: K^T in blocks of (d, key block)
+  std::vector<float> v_padded;     // attention: V (n_k, d_v padded); matmul: B (k, n padded)
+  std::vector<float> out_partial;  // attention: unnormalised output of a block of query tiles
+  std::vector<float> w_packed;     // self-attention: [W_Q | W_K | W_V] (d_model, padded)
+  std::vector<float> qkv;          // self-attention: X [W_Q | W_K | W_V]; matmul: C (m, n padded)
+  Mat Q, K, V;                     // self-attention with ProjectionKernel::eigen
+};
 
 // ---------------------------------------------------------------- 1 attention
 struct FastAttentionDesc {
@@ -50,16 +71,19 @@ struct FastAttentionDesc {
 // unchanged). weights (n_q, n_k) into *weights when it is not null: the softmax
 // weights, masked entries exactly 0 (this needs O(n_q n_k) memory; without it the
 // kernel needs O((n_q + n_k) (d + d_v)) only). Returns "" on success, otherwise a
-// message about the shapes or the scale (and *out is left empty).
+// message about the shapes or the scale (and *out is left empty). workspace: see
+// section 0 (nullptr = allocate scratch for this call).
 std::string fast_attention(const Mat& Q, const Mat& K, const Mat& V, const FastAttentionDesc& desc,
-                           Mat* out, Mat* weights = nullptr, Warnings* warnings = nullptr);
+                           Mat* out, Mat* weights = nullptr, Warnings* warnings = nullptr,
+                           FastAttentionWorkspace* workspace = nullptr);
 
 // The same tiled kernel with the SIMD layer swapped for plain floats (one
 // "lane"), compiled into the same binary, so the lab can time SIMD against
 // scalar in the learner's browser. (The compiler may still auto-vectorise parts
 // of it; the build without -msimd128 is the strictly scalar reference point.)
 std::string fast_attention_scalar(const Mat& Q, const Mat& K, const Mat& V, const FastAttentionDesc& desc,
-                                  Mat* out, Mat* weights = nullptr, Warnings* warnings = nullptr);
+                                  Mat* out, Mat* weights = nullptr, Warnings* warnings = nullptr,
+                                  FastAttentionWorkspace* workspace = nullptr);
 
 // ---------------------------------------------------------------- 2 self-attention
 // Single-head self-attention: Q = X W_Q, K = X W_K, V = X W_V, then attention.
@@ -92,13 +116,14 @@ struct FastSelfAttentionDesc {
 
 // X (n, d_model) -> output (n, d_v). Same return convention as fast_attention.
 std::string fast_self_attention(const Mat& X, const SelfAttentionWeights& weights,
-                                const FastSelfAttentionDesc& desc, Mat* out, Warnings* warnings = nullptr);
+                                const FastSelfAttentionDesc& desc, Mat* out, Warnings* warnings = nullptr,
+                                FastAttentionWorkspace* workspace = nullptr);
 
 // ---------------------------------------------------------------- 3 matrix product
 // C (m, n) = A (m, k) B (k, n), register-tiled 4 x (2 vectors). No finiteness
 // rules: IEEE arithmetic as it comes. Returns "" or a shape message.
-std::string fast_matmul(const Mat& A, const Mat& B, Mat* C);
-std::string fast_matmul_scalar(const Mat& A, const Mat& B, Mat* C);
+std::string fast_matmul(const Mat& A, const Mat& B, Mat* C, FastAttentionWorkspace* workspace = nullptr);
+std::string fast_matmul_scalar(const Mat& A, const Mat& B, Mat* C, FastAttentionWorkspace* workspace = nullptr);
 
 // ---------------------------------------------------------------- 4 exp2 approximation
 // y[i] ~ 2^x[i], the kernel's exponential, vectorised like the kernel.
