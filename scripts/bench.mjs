@@ -4,13 +4,15 @@
 //     WebAssembly without SIMD (src/bench/bench_attention.cpp, run under node);
 //   - ONNX Runtime Web (wasm backend, 1 thread) and TF.js (wasm backend,
 //     1 thread) on exactly the same inputs (written by the native bench);
+//   - training steps per second of every model the lab trains, natively and in
+//     both WebAssembly builds (bench_attention --training);
 // checks that every output agrees with a float64 reference, measures the
 // machine (clock, SIMD128 ceiling), the page's gzip size and its time to first
 // frame in headless Chromium, prints a table and writes BUILD/bench/results.json.
 //
 //   node scripts/bench.mjs --root ROOT --build BUILD [--quick] [--rounds R] [--no-browser]
 //        [--native EXE] [--wasm-simd JS] [--wasm-scalar JS] [--site DIR]
-//   --quick: a tenth of the timing budget and 1 round (default 3 rounds)
+//   --quick: a tenth of the timing budget, 1 round (default 3 rounds), 10 training steps (default 100)
 //
 // Sections: 1 arguments and helpers, 2 the project's bench program, 3 a tiny
 // ONNX encoder, 4 ONNX Runtime Web, 5 TF.js, 6 float64 reference and agreement,
@@ -43,6 +45,7 @@ const require = createRequire(join(ROOT, 'package.json'));
 
 const LENGTHS = [16, 64, 256, 1024], WIDTHS = [16, 64];
 const BUDGET_MS = QUICK ? 30 : 300;   // per measurement, as in bench_attention.cpp
+const TRAINING_STEPS = QUICK ? 10 : 100;  // timed steps per model and round
 const AGREE_ATOL = 1e-4;              // max |output - float64 reference|; outputs are O(1)
 
 const log = (...m) => console.error('[bench]', ...m);
@@ -333,6 +336,13 @@ async function main() {
         for (const b of BUILDS) ours[b.name].push(...runOurBench(b, ['--shape', String(n), String(d)]).map((x) => ({ ...x, round })));
         for (const r of [...(await ortCase(ortCtx, n, d)), ...(await tfjsCase(tfCtx, n, d))]) peerRounds.push({ ...r, round });
       }
+  // Training speed: every build in turn, round by round, as above.
+  const trainingRounds = [];
+  for (let round = 0; round < ROUNDS; round++)
+    for (const b of BUILDS) {
+      log(`round ${round + 1}/${ROUNDS}: training speed, ${b.name}`);
+      trainingRounds.push(...runOurBench(b, ['--training', String(TRAINING_STEPS)]).filter((x) => x.kind === 'training').map((x) => ({ ...x, round })));
+    }
   const lines = Object.values(ours).flat();
   const inputSums = {};
   for (const l of lines.filter((x) => x.kind === 'inputs')) (inputSums[`${l.n}x${l.d}`] ||= new Set()).add(l.checksum);
@@ -401,6 +411,21 @@ async function main() {
     n, d, fast_ms: ourResult('wasm-simd', 'projection', n, d, 'fast')?.median_ms, eigen_ms: ourResult('wasm-simd', 'projection', n, d, 'eigen')?.median_ms,
     native_fast_ms: ourResult('native', 'projection', n, d, 'fast')?.median_ms, native_eigen_ms: ourResult('native', 'projection', n, d, 'eigen')?.median_ms })));
 
+  // One row per model: the median over rounds of steps per second in each build.
+  const training = [...new Set(trainingRounds.map((x) => x.model))].map((model) => {
+    const row = { model, steps: TRAINING_STEPS, steps_per_second: {}, round_steps_per_second: {}, last_loss: {} };
+    for (const b of BUILDS) {
+      const runs = trainingRounds.filter((x) => x.model === model && x.build === b.name);
+      if (!runs.length) continue;
+      row.parameters = runs[0].parameters;
+      row.round_steps_per_second[b.name] = runs.map((x) => x.steps_per_second);
+      row.steps_per_second[b.name] = median(runs.map((x) => x.steps_per_second));
+      row.last_loss[b.name] = runs[0].last_loss;
+    }
+    row.same_loss_in_every_build = new Set(Object.values(row.last_loss)).size === 1;
+    return row;
+  });
+
   const site = resolve(opt('--site', join(BUILD, 'web', 'site')));
   const bundle = bundleSize(site);
   let first = null;
@@ -450,6 +475,16 @@ async function main() {
   if (first) out.push(first.error ? `first frame: failed (${first.error})`
     : `first frame: median ${first.median_first_frame_ms.toFixed(0)} ms after navigation start (${first.runs.map((r) => r.first_frame_ms.toFixed(0)).join(', ')}; ${first.note})`);
   out.push('');
+  out.push(`training steps per second (${TRAINING_STEPS} timed steps after 1 warm-up step, default settings and seed 1, median of ${ROUNDS} round(s)):`);
+  const th = `${'model'.padEnd(22)} ${pad('parameters', 10)} | ${pad('native', 8)} ${pad('wasm SIMD', 9)} ${pad('wasm scalar', 11)} | ${pad('same loss', 9)}`;
+  out.push(th);
+  out.push('-'.repeat(th.length));
+  const fmtRate = (x) => (x == null ? '-' : x >= 100 ? x.toFixed(0) : x.toFixed(1));
+  for (const t of training)
+    out.push(`${t.model.padEnd(22)} ${pad(t.parameters, 10)} | ${pad(fmtRate(t.steps_per_second.native), 8)} ` +
+             `${pad(fmtRate(t.steps_per_second['wasm-simd']), 9)} ${pad(fmtRate(t.steps_per_second['wasm-scalar']), 11)} | ` +
+             `${pad(t.same_loss_in_every_build ? 'yes' : 'NO', 9)}`);
+  out.push('');
   for (const t of targets) out.push(`${t.met ? 'MET    ' : 'NOT MET'}  ${t.target}: worst ${t.worst.toFixed(2)} (need ${t.need})`);
   out.push(`load average after: ${machine.load_average_after.map((x) => x.toFixed(1)).join(' ')}  (a busy machine slows every column)`);
   console.log(out.join('\n'));
@@ -457,7 +492,9 @@ async function main() {
   for (const x of [...ort.results, ...tfjs.results]) delete x.output;
   const results = { started, quick: QUICK, rounds: ROUNDS, v8_flags: V8_FLAGS, machine, peers: { ort: ort.info, tfjs: tfjs.info }, same_inputs_in_every_build: sameInputs,
     agreement_tolerance: AGREE_ATOL, flop_formula: { attention: '4 n^2 d', self_attention: '4 n^2 d + 6 n d^2' },
-    cases, projection, bundle, first_frame: first, targets, ours };
+    cases, projection, training,
+    training_method: `attn::train::measure_all_training_speeds(${TRAINING_STEPS}): every model of all_run_kinds(), default RunDesc (seed 1), one untimed warm-up step, then ${TRAINING_STEPS} timed steps; median over rounds`,
+    bundle, first_frame: first, targets, ours };
   writeFileSync(join(OUT, 'results.json'), JSON.stringify(results, null, 1));
   log(`wrote ${join(OUT, 'results.json')}`);
 }

@@ -3,7 +3,7 @@
 // by emcc, under node (with and without SIMD128); scripts/bench.mjs runs all
 // three, adds the JavaScript peers (ONNX Runtime Web, TF.js) and compares.
 //
-//   bench_attention [--out DIR] [--quick] [--shape N D | --machine-only]
+//   bench_attention [--out DIR] [--quick] [--shape N D | --machine-only | --training STEPS]
 //     --out DIR       write DIR/inputs_n<N>_d<D>.f32 (the exact inputs, so peers
 //                     can compute on the same numbers; native build only) and
 //                     DIR/<build>/..._n<N>_d<D>.f32 (outputs, for the agreement check)
@@ -12,6 +12,10 @@
 //                     runs every implementation case by case, so that a busy
 //                     machine slows all of them alike)
 //     --machine-only  only the clock and SIMD ceiling measurements
+//     --training STEPS  only training speed: every model of
+//                     attn::train::all_run_kinds(), default settings and seed,
+//                     one untimed warm-up step, then STEPS timed steps
+//                     (attn::train::measure_all_training_speeds)
 //
 // Cases: n in {16, 64, 256, 1024} x d in {16, 64}, d_model = d_k = d_v = d.
 //   attention       Q, K, V (n, d) given -> softmax(Q K^T / sqrt(d)) V
@@ -25,7 +29,7 @@
 // sample divided by the batch size.
 //
 // Sections: 1 clock and timing, 2 machine measurements (clock speed, SIMD
-// ceiling), 3 inputs and outputs, 4 cases, 5 main.
+// ceiling), 3 inputs and outputs, 4 cases, 5 training speed, 6 main.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -40,6 +44,7 @@
 #include "core/rng.h"
 #include "core/simd_info.h"
 #include "core/tensor.h"
+#include "core/train/train_run.h"
 
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
@@ -225,13 +230,27 @@ void print_result(const char* build, const char* kind, const char* impl, int n, 
   std::fflush(stdout);
 }
 
+// ---------------------------------------------------------------- 5 training speed
+// Steps per second of every model the lab trains, with the settings a lesson
+// starts from. last_loss is printed in full so the caller can see whether every
+// build computed the same losses (the training core promises identical bits).
+void print_training_speeds(const char* build, int steps) {
+  for (const attn::train::ModelSpeed& s : attn::train::measure_all_training_speeds(steps)) {
+    std::printf("{\"kind\":\"training\",\"build\":\"%s\",\"model\":\"%s\",\"parameters\":%ld,\"steps\":%d,"
+                "\"seconds\":%.6f,\"steps_per_second\":%.3f,\"last_loss\":%.9g}\n",
+                build, s.name.c_str(), s.parameters, s.timing.steps, s.timing.seconds, s.timing.steps_per_second,
+                double(s.timing.last_loss));
+    std::fflush(stdout);
+  }
+}
+
 }  // namespace
 
-// ---------------------------------------------------------------- 5 main
+// ---------------------------------------------------------------- 6 main
 int main(int argc, char** argv) {
   std::string out_dir;
   bool machine = true, cases = true;
-  int only_n = 0, only_d = 0;
+  int only_n = 0, only_d = 0, training_steps = 0;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_dir = argv[++i];
     else if (!std::strcmp(argv[i], "--quick")) g_budget_ms = 30.0;
@@ -241,8 +260,13 @@ int main(int argc, char** argv) {
       machine = false;
     }
     else if (!std::strcmp(argv[i], "--machine-only")) cases = false;
+    else if (!std::strcmp(argv[i], "--training") && i + 1 < argc && std::atoi(argv[i + 1]) > 0) {
+      training_steps = std::atoi(argv[++i]);
+      machine = cases = false;
+    }
     else {
-      std::fprintf(stderr, "usage: bench_attention [--out DIR] [--quick] [--shape N D | --machine-only]\n");
+      std::fprintf(stderr,
+                   "usage: bench_attention [--out DIR] [--quick] [--shape N D | --machine-only | --training STEPS]\n");
       return 2;
     }
   }
@@ -257,6 +281,7 @@ int main(int argc, char** argv) {
     std::printf("{\"kind\":\"machine\",\"build\":\"%s\",\"clock_ghz\":%.3f,\"simd128_peak_gflops\":%.2f}\n", build,
                 measure_clock_ghz(), measure_simd128_peak_gflops());
   std::fflush(stdout);
+  if (training_steps > 0) print_training_speeds(build, training_steps);
 
   const int lengths[] = {16, 64, 256, 1024}, widths[] = {16, 64};
   for (int n : lengths)
