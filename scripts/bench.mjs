@@ -11,7 +11,9 @@
 // frame in headless Chromium, prints a table and writes BUILD/bench/results.json.
 //
 //   node scripts/bench.mjs --root ROOT --build BUILD [--quick] [--rounds R] [--no-browser]
-//        [--native EXE] [--wasm-simd JS] [--wasm-scalar JS] [--site DIR]
+//        [--native EXE] [--wasm-simd JS] [--wasm-scalar JS] [--site DIR] [--peers DIR]
+//   --peers: where the peers' package.json and node_modules are (default
+//   ROOT/scripts/bench-peers, installed there by `scripts/lab bench`)
 //   --quick: a tenth of the timing budget, 1 round (default 3 rounds), 10 training steps (default 100)
 //
 // Sections: 1 arguments and helpers, 2 the project's bench program, 3 a tiny
@@ -41,7 +43,9 @@ const BUILD = resolve(opt('--build', join(ROOT, 'build')));
 const QUICK = flag('--quick');
 const OUT = join(BUILD, 'bench');
 const DATA = join(OUT, 'data');
-const require = createRequire(join(ROOT, 'package.json'));
+const PEERS = resolve(opt('--peers', join(ROOT, 'scripts', 'bench-peers')));
+const require = createRequire(join(ROOT, 'package.json'));        // playwright-core (the browser tests' install)
+const requirePeer = createRequire(join(PEERS, 'package.json'));   // ONNX Runtime Web, TF.js
 
 const LENGTHS = [16, 64, 256, 1024], WIDTHS = [16, 64];
 const BUDGET_MS = QUICK ? 30 : 300;   // per measurement, as in bench_attention.cpp
@@ -166,9 +170,9 @@ function attentionModel(kind, n, d) {
 
 // ---------------------------------------------------------------- 4 ONNX Runtime Web
 function setupOrt() {
-  const ort = require('onnxruntime-web');
+  const ort = requirePeer('onnxruntime-web');
   ort.env.wasm.numThreads = 1;
-  const version = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'onnxruntime-web', 'package.json'), 'utf8')).version;
+  const version = JSON.parse(readFileSync(join(PEERS, 'node_modules', 'onnxruntime-web', 'package.json'), 'utf8')).version;
   return { ort, info: { package: 'onnxruntime-web', version, backend: 'wasm', threads: 1, graph_optimization: 'all' } };
 }
 
@@ -191,8 +195,8 @@ async function ortCase({ ort }, n, d) {
 
 // ---------------------------------------------------------------- 5 TF.js
 async function setupTfjs() {
-  const tf = require('@tensorflow/tfjs');
-  const wasm = require('@tensorflow/tfjs-backend-wasm');
+  const tf = requirePeer('@tensorflow/tfjs');
+  const wasm = requirePeer('@tensorflow/tfjs-backend-wasm');
   tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
   wasm.setThreadsCount(1);
   await tf.setBackend('wasm');
