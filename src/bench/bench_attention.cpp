@@ -94,12 +94,14 @@ Timing time_it(Run run) {
 // ---------------------------------------------------------------- 2 machine measurements
 // Clock speed from a chain of dependent integer adds (one cycle each on every
 // x86-64 core of the last decades): 64 adds per loop iteration, the loop
-// counter runs alongside; the best of 7 runs. Native x86-64 only; elsewhere 0.
+// counter runs alongside; the best of 101 short runs (about 2 ms each, so that
+// on a busy machine some of them run without being preempted). Native x86-64
+// only; elsewhere 0.
 double measure_clock_ghz() {
 #if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
-  const long iterations = 4000000;  // 2.56e8 cycles
+  const long iterations = 100000;  // 6.4e6 cycles
   std::vector<double> ghz;
-  for (int rep = 0; rep < 7; ++rep) {
+  for (int rep = 0; rep < 101; ++rep) {
     uint64_t x = 0;
     const double t0 = now_ms();
     for (long i = 0; i < iterations; ++i) asm volatile(".rept 64\n\taddq $1, %0\n\t.endr" : "+r"(x));
