@@ -99,8 +99,8 @@ enum class ProjectionKernel {
 };
 
 // Whichever measured faster (src/bench, docs/benchmarks.md): in WebAssembly our
-// kernel beat Eigen's SSE-mapped product by about 10%; natively Eigen's
-// AVX-512 product was 2-3x faster than our AVX2 tile.
+// kernel beat Eigen's SSE-mapped product by 10-30%; natively Eigen's AVX-512
+// product was about 2-3x faster than our AVX2 tile.
 #if defined(__EMSCRIPTEN__)
 inline constexpr ProjectionKernel kFasterProjection = ProjectionKernel::fast;
 #else
