@@ -4,17 +4,23 @@
 //     WebAssembly without SIMD (src/bench/bench_attention.cpp, run under node);
 //   - ONNX Runtime Web (wasm backend, 1 thread) and TF.js (wasm backend,
 //     1 thread) on exactly the same inputs (written by the native bench);
+//   - training steps per second of every model the lab trains, natively and in
+//     both WebAssembly builds (bench_attention --training);
 // checks that every output agrees with a float64 reference, measures the
 // machine (clock, SIMD128 ceiling), the page's gzip size and its time to first
 // frame in headless Chromium, prints a table and writes BUILD/bench/results.json.
 //
-//   node scripts/bench.mjs --root ROOT --build BUILD [--quick] [--no-browser]
-//        [--native EXE] [--wasm-simd JS] [--wasm-scalar JS] [--site DIR]
+//   node scripts/bench.mjs --root ROOT --build BUILD [--quick] [--rounds R] [--no-browser]
+//        [--native EXE] [--wasm-simd JS] [--wasm-scalar JS] [--site DIR] [--peers DIR]
+//   --peers: where the peers' package.json and node_modules are (default
+//   ROOT/scripts/bench-peers, installed there by `scripts/lab bench`)
+//   --quick: a tenth of the timing budget, 1 round (default 3 rounds), 10 training steps (default 100)
 //
 // Sections: 1 arguments and helpers, 2 the project's bench program, 3 a tiny
 // ONNX encoder, 4 ONNX Runtime Web, 5 TF.js, 6 float64 reference and agreement,
 // 7 bundle size and first frame, 8 report.
 import { spawnSync } from 'node:child_process';
+import v8 from 'node:v8';
 import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -22,6 +28,13 @@ import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 // ---------------------------------------------------------------- 1 arguments and helpers
+// V8 first runs WebAssembly from a quick baseline compile (Liftoff) and swaps in
+// optimised code in the background; on a busy machine that can land in the
+// middle of a measurement. Compiling everything with the optimising tier up
+// front removes that effect for every implementation alike: the peers loaded
+// below and our wasm builds (spawned with the same flag).
+const V8_FLAGS = ['--no-liftoff'];
+for (const f of V8_FLAGS) v8.setFlagsFromString(f);
 const args = process.argv.slice(2);
 const opt = (name, fallback) => { const i = args.indexOf(name); return i >= 0 && i + 1 < args.length ? args[i + 1] : fallback; };
 const flag = (name) => args.includes(name);
@@ -30,10 +43,13 @@ const BUILD = resolve(opt('--build', join(ROOT, 'build')));
 const QUICK = flag('--quick');
 const OUT = join(BUILD, 'bench');
 const DATA = join(OUT, 'data');
-const require = createRequire(join(ROOT, 'package.json'));
+const PEERS = resolve(opt('--peers', join(ROOT, 'scripts', 'bench-peers')));
+const require = createRequire(join(ROOT, 'package.json'));        // playwright-core (the browser tests' install)
+const requirePeer = createRequire(join(PEERS, 'package.json'));   // ONNX Runtime Web, TF.js
 
 const LENGTHS = [16, 64, 256, 1024], WIDTHS = [16, 64];
 const BUDGET_MS = QUICK ? 30 : 300;   // per measurement, as in bench_attention.cpp
+const TRAINING_STEPS = QUICK ? 10 : 100;  // timed steps per model and round
 const AGREE_ATOL = 1e-4;              // max |output - float64 reference|; outputs are O(1)
 
 const log = (...m) => console.error('[bench]', ...m);
@@ -67,12 +83,11 @@ const BUILDS = [
   { name: 'wasm-scalar', cmd: opt('--wasm-scalar', join(BUILD, 'web-nosimd', 'src', 'bench', 'bench_attention.js')), node: true },
 ];
 
-function runOurBench(b) {
+function runOurBench(b, extra) {
   if (!existsSync(b.cmd)) throw new Error(`${b.name}: ${b.cmd} is missing (build it first: scripts/lab bench builds it)`);
   mkdirSync(join(DATA, b.name), { recursive: true });
-  const benchArgs = ['--out', DATA, ...(QUICK ? ['--quick'] : [])];
-  const [exe, argv] = b.node ? [process.execPath, ['--no-experimental-fetch', b.cmd, ...benchArgs]] : [b.cmd, benchArgs];
-  log(`running ${b.name}: ${b.cmd}`);
+  const benchArgs = ['--out', DATA, ...(QUICK ? ['--quick'] : []), ...extra];
+  const [exe, argv] = b.node ? [process.execPath, ['--no-experimental-fetch', ...V8_FLAGS, b.cmd, ...benchArgs]] : [b.cmd, benchArgs];
   const r = spawnSync(exe, argv, { encoding: 'utf8', maxBuffer: 64 << 20 });
   if (r.status !== 0) throw new Error(`${b.name} exited with ${r.status}: ${r.stderr}`);
   return r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
@@ -154,62 +169,63 @@ function attentionModel(kind, n, d) {
 }
 
 // ---------------------------------------------------------------- 4 ONNX Runtime Web
-async function benchOrt() {
-  const ort = require('onnxruntime-web');
+function setupOrt() {
+  const ort = requirePeer('onnxruntime-web');
   ort.env.wasm.numThreads = 1;
-  const info = { package: 'onnxruntime-web', version: JSON.parse(readFileSync(join(ROOT, 'node_modules', 'onnxruntime-web', 'package.json'), 'utf8')).version, backend: 'wasm', threads: 1 };
+  const version = JSON.parse(readFileSync(join(PEERS, 'node_modules', 'onnxruntime-web', 'package.json'), 'utf8')).version;
+  return { ort, info: { package: 'onnxruntime-web', version, backend: 'wasm', threads: 1, graph_optimization: 'all' } };
+}
+
+async function ortCase({ ort }, n, d) {
+  const inp = readInputs(n, d);
   const results = [];
-  for (const n of LENGTHS)
-    for (const d of WIDTHS) {
-      const inp = readInputs(n, d);
-      for (const kind of ['attention', 'self_attention']) {
-        const session = await ort.InferenceSession.create(attentionModel(kind, n, d),
-          { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
-        const t = (name, dims) => new ort.Tensor('float32', inp[name], dims);
-        const feeds = kind === 'attention' ? { Q: t('Q', [n, d]), K: t('K', [n, d]), V: t('V', [n, d]) }
-          : { X: t('X', [n, d]), W_Q: t('W_Q', [d, d]), W_K: t('W_K', [d, d]), W_V: t('W_V', [d, d]) };
-        const output = (await session.run(feeds)).O.data;
-        const timing = await timeIt(() => session.run(feeds));
-        results.push({ impl: 'ort', kind, n, d, ...timing, output });
-        await session.release();
-      }
-    }
-  return { info, results };
+  for (const kind of ['attention', 'self_attention']) {
+    const session = await ort.InferenceSession.create(attentionModel(kind, n, d),
+      { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+    const t = (name, dims) => new ort.Tensor('float32', inp[name], dims);
+    const feeds = kind === 'attention' ? { Q: t('Q', [n, d]), K: t('K', [n, d]), V: t('V', [n, d]) }
+      : { X: t('X', [n, d]), W_Q: t('W_Q', [d, d]), W_K: t('W_K', [d, d]), W_V: t('W_V', [d, d]) };
+    const output = (await session.run(feeds)).O.data;
+    const timing = await timeIt(() => session.run(feeds));
+    results.push({ impl: 'ort', kind, n, d, ...timing, output });
+    await session.release();
+  }
+  return results;
 }
 
 // ---------------------------------------------------------------- 5 TF.js
-async function benchTfjs() {
-  const tf = require('@tensorflow/tfjs');
-  const wasm = require('@tensorflow/tfjs-backend-wasm');
+async function setupTfjs() {
+  const tf = requirePeer('@tensorflow/tfjs');
+  const wasm = requirePeer('@tensorflow/tfjs-backend-wasm');
   tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
   wasm.setThreadsCount(1);
   await tf.setBackend('wasm');
   await tf.ready();
-  const info = { package: '@tensorflow/tfjs', version: tf.version.tfjs, backend: tf.getBackend(), threads: 1,
-                 simd: await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT') };
+  return { tf, info: { package: '@tensorflow/tfjs', version: tf.version.tfjs, backend: tf.getBackend(), threads: 1,
+                       simd: await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT') } };
+}
+
+async function tfjsCase({ tf }, n, d) {
+  const inp = readInputs(n, d);
+  const T = {};
+  for (const [name, dims] of [['Q', [n, d]], ['K', [n, d]], ['V', [n, d]], ['X', [n, d]], ['W_Q', [d, d]], ['W_K', [d, d]], ['W_V', [d, d]]])
+    T[name] = tf.tensor2d(inp[name], dims);
+  const scale = tf.scalar(1 / Math.sqrt(d));
+  const attend = (Q, K, V) => tf.matMul(tf.softmax(tf.mul(tf.matMul(Q, K, false, true), scale)), V);
+  const runs = {
+    attention: () => tf.tidy(() => attend(T.Q, T.K, T.V)),
+    self_attention: () => tf.tidy(() => attend(tf.matMul(T.X, T.W_Q), tf.matMul(T.X, T.W_K), tf.matMul(T.X, T.W_V))),
+  };
   const results = [];
-  for (const n of LENGTHS)
-    for (const d of WIDTHS) {
-      const inp = readInputs(n, d);
-      const T = {};
-      for (const [name, dims] of [['Q', [n, d]], ['K', [n, d]], ['V', [n, d]], ['X', [n, d]], ['W_Q', [d, d]], ['W_K', [d, d]], ['W_V', [d, d]]])
-        T[name] = tf.tensor2d(inp[name], dims);
-      const scale = tf.scalar(1 / Math.sqrt(d));
-      const attend = (Q, K, V) => tf.matMul(tf.softmax(tf.mul(tf.matMul(Q, K, false, true), scale)), V);
-      const runs = {
-        attention: () => tf.tidy(() => attend(T.Q, T.K, T.V)),
-        self_attention: () => tf.tidy(() => attend(tf.matMul(T.X, T.W_Q), tf.matMul(T.X, T.W_K), tf.matMul(T.X, T.W_V))),
-      };
-      for (const kind of ['attention', 'self_attention']) {
-        const first = runs[kind]();
-        const output = first.dataSync().slice();
-        first.dispose();
-        const timing = await timeIt(() => runs[kind]().dispose());
-        results.push({ impl: 'tfjs', kind, n, d, ...timing, output });
-      }
-      tf.dispose([...Object.values(T), scale]);
-    }
-  return { info, results };
+  for (const kind of ['attention', 'self_attention']) {
+    const first = runs[kind]();
+    const output = first.dataSync().slice();
+    first.dispose();
+    const timing = await timeIt(() => runs[kind]().dispose());
+    results.push({ impl: 'tfjs', kind, n, d, ...timing, output });
+  }
+  tf.dispose([...Object.values(T), scale]);
+  return results;
 }
 
 // ---------------------------------------------------------------- 6 float64 reference and agreement
@@ -306,19 +322,47 @@ async function main() {
   const started = new Date().toISOString();
   const loadBefore = loadavg();
 
-  // Our three builds first, one after the other (the native one writes the inputs).
-  const ours = {};
-  for (const b of BUILDS) ours[b.name] = runOurBench(b);
+  // Machine measurements, then case by case and round by round every
+  // implementation in turn (ours natively, in wasm with and without SIMD, then
+  // the two peers), so that a busy machine slows them all alike; the reported
+  // time of an implementation is the median over rounds of its per-round median.
+  const ROUNDS = Math.max(1, Number(opt('--rounds', QUICK ? 1 : 3)));
+  log('measuring the machine (clock, SIMD128 ceiling)');
+  const machineLines = {};
+  for (const b of BUILDS.slice(0, 2)) machineLines[b.name] = runOurBench(b, ['--machine-only']);
+  const ortCtx = setupOrt(), tfCtx = await setupTfjs();
+  const ours = Object.fromEntries(BUILDS.map((b) => [b.name, []]));
+  const peerRounds = [];
+  for (let round = 0; round < ROUNDS; round++)
+    for (const n of LENGTHS)
+      for (const d of WIDTHS) {
+        log(`round ${round + 1}/${ROUNDS}: n = ${n}, d = ${d}`);
+        for (const b of BUILDS) ours[b.name].push(...runOurBench(b, ['--shape', String(n), String(d)]).map((x) => ({ ...x, round })));
+        for (const r of [...(await ortCase(ortCtx, n, d)), ...(await tfjsCase(tfCtx, n, d))]) peerRounds.push({ ...r, round });
+      }
+  // Training speed: every build in turn, round by round, as above.
+  const trainingRounds = [];
+  for (let round = 0; round < ROUNDS; round++)
+    for (const b of BUILDS) {
+      log(`round ${round + 1}/${ROUNDS}: training speed, ${b.name}`);
+      trainingRounds.push(...runOurBench(b, ['--training', String(TRAINING_STEPS)]).filter((x) => x.kind === 'training').map((x) => ({ ...x, round })));
+    }
   const lines = Object.values(ours).flat();
   const inputSums = {};
   for (const l of lines.filter((x) => x.kind === 'inputs')) (inputSums[`${l.n}x${l.d}`] ||= new Set()).add(l.checksum);
   const sameInputs = Object.values(inputSums).every((s) => s.size === 1);
   if (!sameInputs) log('WARNING: the builds did not draw identical inputs');
-
-  log('running ONNX Runtime Web');
-  const ort = await benchOrt();
-  log('running TF.js (wasm backend)');
-  const tfjs = await benchTfjs();
+  // One entry per (impl, kind, n, d): median over rounds; peers keep round 0's output.
+  const overRounds = (items) => {
+    const groups = new Map();
+    for (const x of items) { const k = `${x.impl}|${x.kind}|${x.n}|${x.d}`; (groups.get(k) || groups.set(k, []).get(k)).push(x); }
+    return [...groups.values()].map((g) => ({ ...g[0], median_ms: median(g.map((x) => x.median_ms)), min_ms: Math.min(...g.map((x) => x.min_ms)),
+                                              round_medians_ms: g.map((x) => x.median_ms) }));
+  };
+  for (const b of BUILDS) ours[b.name] = [...overRounds(ours[b.name].filter((x) => x.median_ms !== undefined)), ...(machineLines[b.name] || [])];
+  const peers = overRounds(peerRounds);
+  const ort = { info: ortCtx.info, results: peers.filter((x) => x.impl === 'ort') };
+  const tfjs = { info: tfCtx.info, results: peers.filter((x) => x.impl === 'tfjs') };
 
   // Machine: clock from the native dependent-add loop; SIMD128 peak from the wasm microbenchmark.
   const machineOf = (b) => ours[b].find((x) => x.kind === 'machine');
@@ -371,6 +415,21 @@ async function main() {
     n, d, fast_ms: ourResult('wasm-simd', 'projection', n, d, 'fast')?.median_ms, eigen_ms: ourResult('wasm-simd', 'projection', n, d, 'eigen')?.median_ms,
     native_fast_ms: ourResult('native', 'projection', n, d, 'fast')?.median_ms, native_eigen_ms: ourResult('native', 'projection', n, d, 'eigen')?.median_ms })));
 
+  // One row per model: the median over rounds of steps per second in each build.
+  const training = [...new Set(trainingRounds.map((x) => x.model))].map((model) => {
+    const row = { model, steps: TRAINING_STEPS, steps_per_second: {}, round_steps_per_second: {}, last_loss: {} };
+    for (const b of BUILDS) {
+      const runs = trainingRounds.filter((x) => x.model === model && x.build === b.name);
+      if (!runs.length) continue;
+      row.parameters = runs[0].parameters;
+      row.round_steps_per_second[b.name] = runs.map((x) => x.steps_per_second);
+      row.steps_per_second[b.name] = median(runs.map((x) => x.steps_per_second));
+      row.last_loss[b.name] = runs[0].last_loss;
+    }
+    row.same_loss_in_every_build = new Set(Object.values(row.last_loss)).size === 1;
+    return row;
+  });
+
   const site = resolve(opt('--site', join(BUILD, 'web', 'site')));
   const bundle = bundleSize(site);
   let first = null;
@@ -402,7 +461,7 @@ async function main() {
   out.push(`SIMD128 ceiling: measured ${peakWasm.toFixed(1)} GFLOP/s in wasm (= 4 lanes x ${clockGhz.toFixed(2)} GHz x ` +
            `${(machine.simd128_ops_per_cycle || 0).toFixed(2)} mul/add ops per cycle); load average ${loadBefore.map((x) => x.toFixed(1)).join(' ')}`);
   out.push(`peers: ONNX Runtime Web ${ort.info.version} (wasm, 1 thread), TF.js ${tfjs.info.version} (wasm backend, 1 thread, simd ${tfjs.info.simd})`);
-  out.push('median ms per call (GFLOP/s); ratios = peer time / wasm SIMD time; agreement: max |out - float64 ref| <= ' + AGREE_ATOL);
+  out.push(`median ms per call (GFLOP/s), median of ${ROUNDS} round(s); ratios = peer time / wasm SIMD time; agreement: max |out - float64 ref| <= ${AGREE_ATOL}`);
   out.push('');
   const header = `${'case'.padEnd(15)} ${pad('n', 5)} ${pad('d', 3)} | ${pad('wasm SIMD', 17)} ${pad('wasm scalar', 11)} ${pad('native', 9)} | ${pad('ONNX RT', 9)} ${pad('TF.js', 9)} | ${pad('vs ORT', 7)} ${pad('vs TF.js', 8)} | agree`;
   out.push(header);
@@ -420,13 +479,26 @@ async function main() {
   if (first) out.push(first.error ? `first frame: failed (${first.error})`
     : `first frame: median ${first.median_first_frame_ms.toFixed(0)} ms after navigation start (${first.runs.map((r) => r.first_frame_ms.toFixed(0)).join(', ')}; ${first.note})`);
   out.push('');
+  out.push(`training steps per second (${TRAINING_STEPS} timed steps after 1 warm-up step, default settings and seed 1, median of ${ROUNDS} round(s)):`);
+  const th = `${'model'.padEnd(22)} ${pad('parameters', 10)} | ${pad('native', 8)} ${pad('wasm SIMD', 9)} ${pad('wasm scalar', 11)} | ${pad('same loss', 9)}`;
+  out.push(th);
+  out.push('-'.repeat(th.length));
+  const fmtRate = (x) => (x == null ? '-' : x >= 100 ? x.toFixed(0) : x.toFixed(1));
+  for (const t of training)
+    out.push(`${t.model.padEnd(22)} ${pad(t.parameters, 10)} | ${pad(fmtRate(t.steps_per_second.native), 8)} ` +
+             `${pad(fmtRate(t.steps_per_second['wasm-simd']), 9)} ${pad(fmtRate(t.steps_per_second['wasm-scalar']), 11)} | ` +
+             `${pad(t.same_loss_in_every_build ? 'yes' : 'NO', 9)}`);
+  out.push('');
   for (const t of targets) out.push(`${t.met ? 'MET    ' : 'NOT MET'}  ${t.target}: worst ${t.worst.toFixed(2)} (need ${t.need})`);
   out.push(`load average after: ${machine.load_average_after.map((x) => x.toFixed(1)).join(' ')}  (a busy machine slows every column)`);
   console.log(out.join('\n'));
 
-  const results = { started, quick: QUICK, machine, peers: { ort: ort.info, tfjs: tfjs.info }, same_inputs_in_every_build: sameInputs,
+  for (const x of [...ort.results, ...tfjs.results]) delete x.output;
+  const results = { started, quick: QUICK, rounds: ROUNDS, v8_flags: V8_FLAGS, machine, peers: { ort: ort.info, tfjs: tfjs.info }, same_inputs_in_every_build: sameInputs,
     agreement_tolerance: AGREE_ATOL, flop_formula: { attention: '4 n^2 d', self_attention: '4 n^2 d + 6 n d^2' },
-    cases, projection, bundle, first_frame: first, targets, ours };
+    cases, projection, training,
+    training_method: `attn::train::measure_all_training_speeds(${TRAINING_STEPS}): every model of all_run_kinds(), default RunDesc (seed 1), one untimed warm-up step, then ${TRAINING_STEPS} timed steps; median over rounds`,
+    bundle, first_frame: first, targets, ours };
   writeFileSync(join(OUT, 'results.json'), JSON.stringify(results, null, 1));
   log(`wrote ${join(OUT, 'results.json')}`);
 }

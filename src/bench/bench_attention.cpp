@@ -3,11 +3,19 @@
 // by emcc, under node (with and without SIMD128); scripts/bench.mjs runs all
 // three, adds the JavaScript peers (ONNX Runtime Web, TF.js) and compares.
 //
-//   bench_attention [--out DIR] [--quick]
-//     --out DIR   write DIR/inputs_n<N>_d<D>.f32 (the exact inputs, so peers can
-//                 compute on the same numbers) and DIR/<build>/..._n<N>_d<D>.f32
-//                 (this build's outputs, for the agreement check)
-//     --quick     a tenth of the timing budget (for a smoke run)
+//   bench_attention [--out DIR] [--quick] [--shape N D | --machine-only | --training STEPS]
+//     --out DIR       write DIR/inputs_n<N>_d<D>.f32 (the exact inputs, so peers
+//                     can compute on the same numbers; native build only) and
+//                     DIR/<build>/..._n<N>_d<D>.f32 (outputs, for the agreement check)
+//     --quick         a tenth of the timing budget (for a smoke run)
+//     --shape N D     only this case, no machine measurements (scripts/bench.mjs
+//                     runs every implementation case by case, so that a busy
+//                     machine slows all of them alike)
+//     --machine-only  only the clock and SIMD ceiling measurements
+//     --training STEPS  only training speed: every model of
+//                     attn::train::all_run_kinds(), default settings and seed,
+//                     one untimed warm-up step, then STEPS timed steps
+//                     (attn::train::measure_all_training_speeds)
 //
 // Cases: n in {16, 64, 256, 1024} x d in {16, 64}, d_model = d_k = d_v = d.
 //   attention       Q, K, V (n, d) given -> softmax(Q K^T / sqrt(d)) V
@@ -21,12 +29,13 @@
 // sample divided by the batch size.
 //
 // Sections: 1 clock and timing, 2 machine measurements (clock speed, SIMD
-// ceiling), 3 inputs and outputs, 4 cases, 5 main.
+// ceiling), 3 inputs and outputs, 4 cases, 5 training speed, 6 main.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -35,6 +44,7 @@
 #include "core/rng.h"
 #include "core/simd_info.h"
 #include "core/tensor.h"
+#include "core/train/train_run.h"
 
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
@@ -84,12 +94,14 @@ Timing time_it(Run run) {
 // ---------------------------------------------------------------- 2 machine measurements
 // Clock speed from a chain of dependent integer adds (one cycle each on every
 // x86-64 core of the last decades): 64 adds per loop iteration, the loop
-// counter runs alongside; the best of 7 runs. Native x86-64 only; elsewhere 0.
+// counter runs alongside; the best of 101 short runs (about 2 ms each, so that
+// on a busy machine some of them run without being preempted). Native x86-64
+// only; elsewhere 0.
 double measure_clock_ghz() {
 #if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
-  const long iterations = 4000000;  // 2.56e8 cycles
+  const long iterations = 100000;  // 6.4e6 cycles
   std::vector<double> ghz;
-  for (int rep = 0; rep < 7; ++rep) {
+  for (int rep = 0; rep < 101; ++rep) {
     uint64_t x = 0;
     const double t0 = now_ms();
     for (long i = 0; i < iterations; ++i) asm volatile(".rept 64\n\taddq $1, %0\n\t.endr" : "+r"(x));
@@ -220,16 +232,43 @@ void print_result(const char* build, const char* kind, const char* impl, int n, 
   std::fflush(stdout);
 }
 
+// ---------------------------------------------------------------- 5 training speed
+// Steps per second of every model the lab trains, with the settings a lesson
+// starts from. last_loss is printed in full so the caller can see whether every
+// build computed the same losses (the training core promises identical bits).
+void print_training_speeds(const char* build, int steps) {
+  for (const attn::train::ModelSpeed& s : attn::train::measure_all_training_speeds(steps)) {
+    std::printf("{\"kind\":\"training\",\"build\":\"%s\",\"model\":\"%s\",\"parameters\":%ld,\"steps\":%d,"
+                "\"seconds\":%.6f,\"steps_per_second\":%.3f,\"last_loss\":%.9g}\n",
+                build, s.name.c_str(), s.parameters, s.timing.steps, s.timing.seconds, s.timing.steps_per_second,
+                double(s.timing.last_loss));
+    std::fflush(stdout);
+  }
+}
+
 }  // namespace
 
-// ---------------------------------------------------------------- 5 main
+// ---------------------------------------------------------------- 6 main
 int main(int argc, char** argv) {
   std::string out_dir;
+  bool machine = true, cases = true;
+  int only_n = 0, only_d = 0, training_steps = 0;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_dir = argv[++i];
     else if (!std::strcmp(argv[i], "--quick")) g_budget_ms = 30.0;
+    else if (!std::strcmp(argv[i], "--shape") && i + 2 < argc) {
+      only_n = std::atoi(argv[++i]);
+      only_d = std::atoi(argv[++i]);
+      machine = false;
+    }
+    else if (!std::strcmp(argv[i], "--machine-only")) cases = false;
+    else if (!std::strcmp(argv[i], "--training") && i + 1 < argc && std::atoi(argv[i + 1]) > 0) {
+      training_steps = std::atoi(argv[++i]);
+      machine = cases = false;
+    }
     else {
-      std::fprintf(stderr, "usage: bench_attention [--out DIR] [--quick]\n");
+      std::fprintf(stderr,
+                   "usage: bench_attention [--out DIR] [--quick] [--shape N D | --machine-only | --training STEPS]\n");
       return 2;
     }
   }
@@ -240,28 +279,36 @@ int main(int argc, char** argv) {
 #endif
   std::printf("{\"kind\":\"info\",\"build\":\"%s\",\"isa\":\"%s\",\"lanes\":%d,\"eigen_simd\":\"%s\"}\n", build,
               attn::fast_kernel_isa(), attn::fast_kernel_lanes(), attn::eigen_simd_in_use());
-  std::printf("{\"kind\":\"machine\",\"build\":\"%s\",\"clock_ghz\":%.3f,\"simd128_peak_gflops\":%.2f}\n", build,
-              measure_clock_ghz(), measure_simd128_peak_gflops());
+  if (machine)
+    std::printf("{\"kind\":\"machine\",\"build\":\"%s\",\"clock_ghz\":%.3f,\"simd128_peak_gflops\":%.2f}\n", build,
+                measure_clock_ghz(), measure_simd128_peak_gflops());
   std::fflush(stdout);
+  if (training_steps > 0) print_training_speeds(build, training_steps);
 
   const int lengths[] = {16, 64, 256, 1024}, widths[] = {16, 64};
   for (int n : lengths)
     for (int d : widths) {
+      if (!cases || (only_n && (n != only_n || d != only_d))) continue;
       const Inputs in = make_inputs(n, d);
       const double attention_flop = 4.0 * n * double(n) * d;
       const double projection_flop = 6.0 * n * double(d) * d;
       std::printf("{\"kind\":\"inputs\",\"build\":\"%s\",\"n\":%d,\"d\":%d,\"checksum\":%.9g}\n", build, n, d,
                   checksum(in.Q) + checksum(in.K) + checksum(in.V) + checksum(in.X) + checksum(in.W_Q) +
                       checksum(in.W_K) + checksum(in.W_V));
+      // Every fast call runs on one workspace, as a program calling the kernels
+      // repeatedly would: after the warm-up no call allocates. (Without one, each
+      // call allocated ~200 KiB of scratch at n = 256, d = 64, which glibc handed
+      // back to the OS and page-faulted in again on the next call.)
+      attn::FastAttentionWorkspace ws;
       Mat out, S;
       attn::FastAttentionDesc desc;
       const std::string shape = "_n" + std::to_string(n) + "_d" + std::to_string(d) + ".f32";
 
       // attention: Q, K, V given
-      Timing t = time_it([&] { attn::fast_attention(in.Q, in.K, in.V, desc, &out); });
+      Timing t = time_it([&] { attn::fast_attention(in.Q, in.K, in.V, desc, &out, nullptr, nullptr, &ws); });
       print_result(build, "attention", "simd", n, d, attention_flop, t, checksum(out));
       if (!out_dir.empty()) write_floats(out_dir + "/" + build + "/attention" + shape, {&out});
-      t = time_it([&] { attn::fast_attention_scalar(in.Q, in.K, in.V, desc, &out); });
+      t = time_it([&] { attn::fast_attention_scalar(in.Q, in.K, in.V, desc, &out, nullptr, nullptr, &ws); });
       print_result(build, "attention", "scalar", n, d, attention_flop, t, checksum(out));
       t = time_it([&] { eigen_attention(in.Q, in.K, in.V, &S, &out); });
       print_result(build, "attention", "eigen", n, d, attention_flop, t, checksum(out));
@@ -270,22 +317,22 @@ int main(int argc, char** argv) {
       const attn::SelfAttentionWeights w{in.W_Q, in.W_K, in.W_V};
       attn::FastSelfAttentionDesc self;
       self.projection = attn::ProjectionKernel::fast;
-      t = time_it([&] { attn::fast_self_attention(in.X, w, self, &out); });
+      t = time_it([&] { attn::fast_self_attention(in.X, w, self, &out, nullptr, &ws); });
       print_result(build, "self_attention", "simd", n, d, attention_flop + projection_flop, t, checksum(out));
       if (!out_dir.empty()) write_floats(out_dir + "/" + build + "/self_attention" + shape, {&out});
       self.projection = attn::ProjectionKernel::eigen;
-      t = time_it([&] { attn::fast_self_attention(in.X, w, self, &out); });
+      t = time_it([&] { attn::fast_self_attention(in.X, w, self, &out, nullptr, &ws); });
       print_result(build, "self_attention", "simd-eigen-proj", n, d, attention_flop + projection_flop, t,
                    checksum(out));
       self.projection = attn::ProjectionKernel::fast;
       self.scalar = true;
-      t = time_it([&] { attn::fast_self_attention(in.X, w, self, &out); });
+      t = time_it([&] { attn::fast_self_attention(in.X, w, self, &out, nullptr, &ws); });
       print_result(build, "self_attention", "scalar", n, d, attention_flop + projection_flop, t, checksum(out));
 
       // the projection product alone: own kernel vs Eigen
       Mat W_all(d, 3 * d);
       W_all << in.W_Q, in.W_K, in.W_V;
-      t = time_it([&] { attn::fast_matmul(in.X, W_all, &out); });
+      t = time_it([&] { attn::fast_matmul(in.X, W_all, &out, &ws); });
       print_result(build, "projection", "fast", n, d, projection_flop, t, checksum(out));
       t = time_it([&] { out.noalias() = in.X * W_all; });
       print_result(build, "projection", "eigen", n, d, projection_flop, t, checksum(out));

@@ -60,19 +60,19 @@ namespace {
 //   the exponent bias 127 gives the float 2^k. k = -127 gives bit pattern 0,
 //   i.e. exactly 0.0f, which is how large negative exponents underflow cleanly.
 
-// ScalarOps::mul_add passes its result through keep(): an empty asm statement
-// the optimiser cannot see through, so each accumulator must exist as a plain
-// float there and clang's SLP vectoriser cannot pack the tile's independent
-// accumulators into SIMD lanes behind our back (it otherwise does, in a SIMD
-// build). It emits no instruction.
+// ScalarOps::mul_add passes its result through keep(): in WebAssembly an empty
+// asm statement the optimiser cannot see through, so each accumulator must
+// exist as a plain float there and clang's SLP vectoriser cannot pack the
+// tile's independent accumulators into SIMD lanes behind our back (it
+// otherwise does, in a SIMD build). It emits no instruction. (Natively the
+// same trick made GCC keep the accumulators in memory, 5x slower; there the
+// one-lane variant may be partly auto-vectorised.)
 struct ScalarOps {
   static constexpr int W = 1, kColVecs = 4;
   using V = float;
   static V keep(V x) {
 #if defined(__wasm__)
     __asm__("" : "+r"(x));
-#elif defined(__x86_64__)
-    __asm__("" : "+x"(x));
 #endif
     return x;
   }
@@ -205,8 +205,8 @@ constexpr const char* kIsa = "scalar";
 // 2^x = 2^k * 2^f with k = round(x) and f = x - k in [-0.5, 0.5].
 // 2^f is a degree-5 polynomial whose coefficients were fitted (iteratively
 // reweighted least squares on a dense grid) to minimise the maximum RELATIVE
-// error on [-0.5, 0.5]: 7.5e-8 in exact arithmetic, 2.4e-7 measured in float
-// with Horner's rule. 2^k is built directly in the exponent bits.
+// error on [-0.5, 0.5]: 7.5e-8 in exact arithmetic; in float with Horner's
+// rule the whole exp2 measured 2.2e-7 (wasm) over [-126, 127]. 2^k is built directly in the exponent bits.
 constexpr float kExp2C0 = 1.000000072e+00f;
 constexpr float kExp2C1 = 6.931469670e-01f;
 constexpr float kExp2C2 = 2.402211963e-01f;
@@ -315,11 +315,13 @@ inline void tile_zero(typename Ops::V (&acc)[MR][NV]) {
 inline int round_up(int x, int multiple) { return (x + multiple - 1) / multiple * multiple; }
 
 // ---------------------------------------------------------------- 4 matrix product
-// B (k, n) packed with its columns zero-padded to n_pad, a multiple of 2W.
-inline std::vector<float> pack_columns(const float* B, size_t ldb, int k, int n, int n_pad) {
-  std::vector<float> packed(size_t(k) * size_t(n_pad), 0.0f);  // (k, n_pad)
-  for (int p = 0; p < k; ++p) std::memcpy(&packed[size_t(p) * n_pad], B + size_t(p) * ldb, sizeof(float) * size_t(n));
-  return packed;
+// B (k, n) packed into *packed (k, n_pad) with its columns zero-padded to
+// n_pad, a multiple of 2W. assign() reuses the vector's storage when it is
+// large enough (the workspace), and zeroes what a previous call left there.
+inline void pack_columns(const float* B, size_t ldb, int k, int n, int n_pad, std::vector<float>* packed) {
+  packed->assign(size_t(k) * size_t(n_pad), 0.0f);
+  for (int p = 0; p < k; ++p)
+    std::memcpy(packed->data() + size_t(p) * n_pad, B + size_t(p) * ldb, sizeof(float) * size_t(n));
 }
 
 template <class Ops, int MR>
@@ -352,11 +354,13 @@ void matmul_packed(const float* A, size_t lda, int m, int k, const float* Bp, in
 }
 
 template <class Ops>
-void matmul(const Mat& A, const Mat& B, Mat* C) {
+void matmul(const Mat& A, const Mat& B, Mat* C, FastAttentionWorkspace& ws) {
   const int m = int(A.rows()), k = int(A.cols()), n = int(B.cols());
   const int n_pad = round_up(n, 2 * Ops::W);
-  const std::vector<float> Bp = pack_columns(B.data(), size_t(n), k, n, n_pad);  // (k, n_pad)
-  std::vector<float> Cp(size_t(m) * n_pad);                                     // (m, n_pad)
+  pack_columns(B.data(), size_t(n), k, n, n_pad, &ws.v_padded);
+  const std::vector<float>& Bp = ws.v_padded;  // (k, n_pad)
+  std::vector<float>& Cp = ws.qkv;             // (m, n_pad), every element written below
+  Cp.resize(size_t(m) * n_pad);
   matmul_packed<Ops>(A.data(), size_t(k), m, k, Bp.data(), n_pad, Cp.data());
   C->resize(m, n);
   for (int i = 0; i < m; ++i) std::memcpy(C->data() + size_t(i) * n, &Cp[size_t(i) * n_pad], sizeof(float) * size_t(n));
@@ -390,7 +394,7 @@ constexpr float kLog2e = 1.44269504088896341f;
 // reductions. The scores are stored key-major, S[j * R + r], which is also
 // the interleaved layout pass 4 reads the probabilities in.
 template <class Ops>
-void attention_tiled(const AttentionProblem& pr) {
+void attention_tiled(const AttentionProblem& pr, FastAttentionWorkspace& ws) {
   using V = typename Ops::V;
   constexpr int W = Ops::W, R = Ops::W, NV = Ops::kColVecs, TW = NV * W;  // tile: R rows x TW columns
   const int n_q = pr.n_q, n_k = pr.n_k, d = pr.d, d_v = pr.d_v;
@@ -403,7 +407,8 @@ void attention_tiled(const AttentionProblem& pr) {
   // Qp: n_q_pad / R tiles of (d, R), interleaved, times scale * log2(e): the
   // scores then come out in base 2, so the softmax uses exp2 with no multiply
   // per score. Rows past n_q are 0.
-  std::vector<float> Qp(size_t(n_q_pad) * d, 0.0f);
+  std::vector<float>& Qp = ws.q_tiles;
+  Qp.assign(size_t(n_q_pad) * d, 0.0f);
   const float q_factor = pr.scale * kLog2e;
   for (int i = 0; i < n_q; ++i) {
     float* tile = &Qp[size_t(i / R) * d * R] + (i % R);
@@ -412,14 +417,16 @@ void attention_tiled(const AttentionProblem& pr) {
   }
   // Kt: blocks of (d, key_block), K transposed one block at a time so a tile
   // reads TW consecutive keys per step; keys past n_k are 0 (masked in pass 2).
-  std::vector<float> Kt(size_t(blocks) * d * key_block, 0.0f);
+  std::vector<float>& Kt = ws.k_panels;
+  Kt.assign(size_t(blocks) * d * key_block, 0.0f);
   for (int j = 0; j < n_k; ++j) {
     float* panel = &Kt[size_t(j / key_block) * d * key_block] + (j % key_block);
     ATTN_NO_AUTO_VECTORIZE
     for (int c = 0; c < d; ++c) panel[size_t(c) * key_block] = pr.K[size_t(j) * pr.ldk + c];
   }
   // Vp (n_k, d_v_pad): V with its columns zero-padded to whole tiles.
-  const std::vector<float> Vp = pack_columns(pr.V, pr.ldv, n_k, d_v, d_v_pad);
+  pack_columns(pr.V, pr.ldv, n_k, d_v, d_v_pad, &ws.v_padded);
+  const std::vector<float>& Vp = ws.v_padded;
 
   // Per query tile: S (kKeyBlock, R) scores then probabilities, key-major, and
   // lanes (R) for per-row scalars. Per query block of up to kQueryTiles tiles,
@@ -428,7 +435,8 @@ void attention_tiled(const AttentionProblem& pr) {
   // every tile.
   alignas(32) float S[kKeyBlock * R];
   alignas(32) float lanes[R];
-  std::vector<float> O_block(size_t(kQueryTiles) * R * d_v_pad);
+  std::vector<float>& O_block = ws.out_partial;  // zeroed per query block below
+  O_block.resize(size_t(kQueryTiles) * R * d_v_pad);
   V m[kQueryTiles], l[kQueryTiles];
 
   // Passes 1-4 for the tile of rows i0 .. i0+R-1 against keys kb .. kb+valid-1.
@@ -594,12 +602,12 @@ bool all_finite(const float* x, size_t rows, size_t cols, size_t ld) {
 // The fast kernel when its assumptions hold (finite inputs, finite scores --
 // checked after the fact on the output), the exact path otherwise.
 template <class Ops>
-void attention_checked(const AttentionProblem& pr, Warnings* warnings) {
+void attention_checked(const AttentionProblem& pr, Warnings* warnings, FastAttentionWorkspace& ws) {
   const bool inputs_finite = all_finite<Ops>(pr.Q, size_t(pr.n_q), size_t(pr.d), pr.ldq) &&
                              all_finite<Ops>(pr.K, size_t(pr.n_k), size_t(pr.d), pr.ldk) &&
                              all_finite<Ops>(pr.V, size_t(pr.n_k), size_t(pr.d_v), pr.ldv);
   if (inputs_finite) {
-    attention_tiled<Ops>(pr);
+    attention_tiled<Ops>(pr, ws);
     const bool result_finite =
         all_finite<Ops>(pr.out, size_t(pr.n_q), size_t(pr.d_v), size_t(pr.d_v)) &&
         (!pr.weights || all_finite<Ops>(pr.weights, size_t(pr.n_q), size_t(pr.n_k), size_t(pr.n_k)));
@@ -632,7 +640,7 @@ float effective_scale(const FastAttentionDesc& desc, int d) {
 
 template <class Ops>
 std::string attention_entry(const Mat& Q, const Mat& K, const Mat& V, const FastAttentionDesc& desc, Mat* out,
-                            Mat* weights, Warnings* warnings) {
+                            Mat* weights, Warnings* warnings, FastAttentionWorkspace& ws) {
   std::string problem = check_attention(Q, K, V, desc);
   if (!problem.empty()) {
     out->resize(0, 0);
@@ -644,13 +652,13 @@ std::string attention_entry(const Mat& Q, const Mat& K, const Mat& V, const Fast
   const AttentionProblem pr{Q.data(), size_t(d), K.data(), size_t(d), V.data(), size_t(d_v), n_q, n_k, d, d_v,
                             effective_scale(desc, d), desc.causal, out->data(),
                             weights ? weights->data() : nullptr};
-  attention_checked<Ops>(pr, warnings);
+  attention_checked<Ops>(pr, warnings, ws);
   return "";
 }
 
 template <class Ops>
 std::string self_attention_entry(const Mat& X, const SelfAttentionWeights& w, const FastSelfAttentionDesc& desc,
-                                 Mat* out, Warnings* warnings) {
+                                 Mat* out, Warnings* warnings, FastAttentionWorkspace& ws) {
   const Eigen::Index d_model = X.cols(), d_k = w.W_Q.cols(), d_v = w.W_V.cols();
   std::string problem;
   if (X.rows() == 0 || d_model == 0) problem = "fast self-attention: X must be (n, d_model) with n, d_model >= 1";
@@ -665,26 +673,30 @@ std::string self_attention_entry(const Mat& X, const SelfAttentionWeights& w, co
     return problem;
   }
   if (desc.projection == ProjectionKernel::eigen) {
-    const Mat Q = X * w.W_Q, K = X * w.W_K, V = X * w.W_V;  // (n, d_k), (n, d_k), (n, d_v)
-    return attention_entry<Ops>(Q, K, V, desc.attention, out, nullptr, warnings);
+    ws.Q.noalias() = X * w.W_Q;  // (n, d_k)
+    ws.K.noalias() = X * w.W_K;  // (n, d_k)
+    ws.V.noalias() = X * w.W_V;  // (n, d_v)
+    return attention_entry<Ops>(ws.Q, ws.K, ws.V, desc.attention, out, nullptr, warnings, ws);
   }
   // One product X (n, d_model) [W_Q | W_K | W_V] (d_model, 2 d_k + d_v), packed
   // straight from the three matrices; Q, K and V are then column ranges of QKV.
   const int n = int(X.rows()), width = int(2 * d_k + d_v), width_pad = round_up(width, 2 * Ops::W);
-  std::vector<float> Wp(size_t(d_model) * width_pad, 0.0f);  // (d_model, width_pad)
+  std::vector<float>& Wp = ws.w_packed;  // (d_model, width_pad)
+  Wp.assign(size_t(d_model) * width_pad, 0.0f);
   for (Eigen::Index p = 0; p < d_model; ++p) {
     float* row = &Wp[size_t(p) * width_pad];
     std::memcpy(row, w.W_Q.row(p).data(), sizeof(float) * size_t(d_k));
     std::memcpy(row + d_k, w.W_K.row(p).data(), sizeof(float) * size_t(d_k));
     std::memcpy(row + 2 * d_k, w.W_V.row(p).data(), sizeof(float) * size_t(d_v));
   }
-  std::vector<float> QKV(size_t(n) * width_pad);  // (n, width_pad)
+  std::vector<float>& QKV = ws.qkv;  // (n, width_pad), every element written by the product
+  QKV.resize(size_t(n) * width_pad);
   matmul_packed<Ops>(X.data(), size_t(d_model), n, int(d_model), Wp.data(), width_pad, QKV.data());
   out->resize(n, d_v);
   const AttentionProblem pr{QKV.data(), size_t(width_pad), QKV.data() + d_k, size_t(width_pad),
                             QKV.data() + 2 * d_k, size_t(width_pad), n, n, int(d_k), int(d_v),
                             effective_scale(desc.attention, int(d_k)), desc.attention.causal, out->data(), nullptr};
-  attention_checked<Ops>(pr, warnings);
+  attention_checked<Ops>(pr, warnings, ws);
   return "";
 }
 
@@ -697,31 +709,41 @@ std::string check_matmul(const Mat& A, const Mat& B) {
 
 }  // namespace
 
+// Each entry point runs on the caller's workspace, or on one of its own that
+// lives for this call only.
 std::string fast_attention(const Mat& Q, const Mat& K, const Mat& V, const FastAttentionDesc& desc, Mat* out,
-                           Mat* weights, Warnings* warnings) {
-  return attention_entry<SimdOps>(Q, K, V, desc, out, weights, warnings);
+                           Mat* weights, Warnings* warnings, FastAttentionWorkspace* workspace) {
+  FastAttentionWorkspace local;
+  return attention_entry<SimdOps>(Q, K, V, desc, out, weights, warnings, workspace ? *workspace : local);
 }
 
 std::string fast_attention_scalar(const Mat& Q, const Mat& K, const Mat& V, const FastAttentionDesc& desc,
-                                  Mat* out, Mat* weights, Warnings* warnings) {
-  return attention_entry<ScalarOps>(Q, K, V, desc, out, weights, warnings);
+                                  Mat* out, Mat* weights, Warnings* warnings, FastAttentionWorkspace* workspace) {
+  FastAttentionWorkspace local;
+  return attention_entry<ScalarOps>(Q, K, V, desc, out, weights, warnings, workspace ? *workspace : local);
 }
 
 std::string fast_self_attention(const Mat& X, const SelfAttentionWeights& weights, const FastSelfAttentionDesc& desc,
-                                Mat* out, Warnings* warnings) {
-  return desc.scalar ? self_attention_entry<ScalarOps>(X, weights, desc, out, warnings)
-                     : self_attention_entry<SimdOps>(X, weights, desc, out, warnings);
+                                Mat* out, Warnings* warnings, FastAttentionWorkspace* workspace) {
+  FastAttentionWorkspace local;
+  FastAttentionWorkspace& ws = workspace ? *workspace : local;
+  if (!desc.scalar) return self_attention_entry<SimdOps>(X, weights, desc, out, warnings, ws);
+  FastSelfAttentionDesc one_lane = desc;
+  one_lane.projection = ProjectionKernel::fast;  // Eigen's product would be vectorised
+  return self_attention_entry<ScalarOps>(X, weights, one_lane, out, warnings, ws);
 }
 
-std::string fast_matmul(const Mat& A, const Mat& B, Mat* C) {
+std::string fast_matmul(const Mat& A, const Mat& B, Mat* C, FastAttentionWorkspace* workspace) {
   std::string problem = check_matmul(A, B);
-  if (problem.empty()) matmul<SimdOps>(A, B, C);
+  FastAttentionWorkspace local;
+  if (problem.empty()) matmul<SimdOps>(A, B, C, workspace ? *workspace : local);
   return problem;
 }
 
-std::string fast_matmul_scalar(const Mat& A, const Mat& B, Mat* C) {
+std::string fast_matmul_scalar(const Mat& A, const Mat& B, Mat* C, FastAttentionWorkspace* workspace) {
   std::string problem = check_matmul(A, B);
-  if (problem.empty()) matmul<ScalarOps>(A, B, C);
+  FastAttentionWorkspace local;
+  if (problem.empty()) matmul<ScalarOps>(A, B, C, workspace ? *workspace : local);
   return problem;
 }
 

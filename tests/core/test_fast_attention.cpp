@@ -13,14 +13,16 @@
 //  * attention weights: same atol / rtol.
 //  * matmul, inputs in [-1, 1]: atol 1e-6 * k (float accumulation of k terms).
 //  * self-attention (projections, then attention): the attention tolerances.
+//  * with a reused FastAttentionWorkspace: bit-identical to the same call without.
 // Timing is never asserted (benchmarks are not tests): only shapes, validity and
 // the median arithmetic (with a fake clock).
 //
 // Sections: 1 fixtures, 2 exp2, 3 attention vs reference, 4 numerical contract,
-// 5 matmul and self-attention, 6 errors, 7 timing.
+// 5 matmul and self-attention, 6 workspace reuse, 7 errors, 8 timing.
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -43,11 +45,15 @@ namespace {
 constexpr double kAttnAtol = 2e-6, kAttnRtol = 1e-5;
 
 using AttentionFn = std::string (*)(const Mat&, const Mat&, const Mat&, const FastAttentionDesc&, Mat*, Mat*,
-                                    Warnings*);
+                                    Warnings*, FastAttentionWorkspace*);
 
 struct Kernel {
   const char* name;
-  AttentionFn run;
+  AttentionFn fn;
+  std::string run(const Mat& Q, const Mat& K, const Mat& V, const FastAttentionDesc& desc, Mat* out, Mat* weights,
+                  Warnings* warnings, FastAttentionWorkspace* workspace = nullptr) const {
+    return fn(Q, K, V, desc, out, weights, warnings, workspace);
+  }
 };
 const Kernel kKernels[] = {{"simd", fast_attention}, {"scalar", fast_attention_scalar}};
 
@@ -309,7 +315,86 @@ TEST_CASE("fast self-attention (both projection kernels, SIMD and scalar) matche
     }
 }
 
-// ---------------------------------------------------------------- 6 errors
+// ---------------------------------------------------------------- 6 workspace reuse
+namespace {
+// Same shape and the same bits: a workspace may change where the scratch lives,
+// never a single result bit.
+void check_identical(const std::string& name, const Mat& actual, const Mat& expected) {
+  REQUIRE_MESSAGE(actual.rows() == expected.rows(), name << ": rows " << actual.rows() << " vs " << expected.rows());
+  REQUIRE_MESSAGE(actual.cols() == expected.cols(), name << ": cols " << actual.cols() << " vs " << expected.cols());
+  CHECK_MESSAGE(std::memcmp(actual.data(), expected.data(), sizeof(float) * size_t(actual.size())) == 0,
+                name << ": results differ with a workspace");
+}
+}  // namespace
+
+TEST_CASE("fast kernels: one reused workspace gives bit-identical results to none, across changing shapes") {
+  struct Shape { int n_q, n_k, d, d_v; bool causal; };
+  // Large first, then smaller (a longer buffer holds stale data from the call
+  // before), odd sizes (zero padding must be rebuilt), then larger again.
+  const Shape shapes[] = {{257, 257, 64, 64, false}, {5, 7, 3, 2, false},    {33, 130, 16, 20, true},
+                          {1, 1, 1, 1, false},       {129, 256, 64, 17, true}, {300, 300, 64, 64, false},
+                          {64, 64, 16, 16, true},    {130, 257, 5, 64, false}};
+  FastAttentionWorkspace ws;  // one workspace for every kernel and shape
+  uint64_t seed = 1300;
+  for (const Shape& s : shapes) {
+    Rng rng(++seed);
+    const Mat Q = random_mat(rng, s.n_q, s.d, 1.5f), K = random_mat(rng, s.n_k, s.d, 1.5f),
+              V = random_mat(rng, s.n_k, s.d_v);
+    const std::string shape = case_name("", s.n_q, s.n_k, s.d, s.d_v, s.causal);
+    FastAttentionDesc desc;
+    desc.causal = s.causal;
+    for (const Kernel& kernel : kKernels) {
+      Mat out, out_ws, weights, weights_ws;
+      REQUIRE(kernel.run(Q, K, V, desc, &out, nullptr, nullptr) == "");
+      REQUIRE(kernel.run(Q, K, V, desc, &out_ws, nullptr, nullptr, &ws) == "");
+      check_identical(std::string(kernel.name) + shape + " output", out_ws, out);
+      REQUIRE(kernel.run(Q, K, V, desc, &out, &weights, nullptr) == "");
+      REQUIRE(kernel.run(Q, K, V, desc, &out_ws, &weights_ws, nullptr, &ws) == "");
+      check_identical(std::string(kernel.name) + shape + " output (weights requested)", out_ws, out);
+      check_identical(std::string(kernel.name) + shape + " weights", weights_ws, weights);
+    }
+
+    // Self-attention: X (n_q, d) with d_k = d, d_v as above; every projection kernel.
+    const Mat X = random_mat(rng, s.n_q, s.d);
+    const float limit = 1.0f / std::sqrt(float(s.d));
+    const SelfAttentionWeights w{random_mat(rng, s.d, s.d, limit), random_mat(rng, s.d, s.d, limit),
+                                 random_mat(rng, s.d, s.d_v, limit)};
+    for (ProjectionKernel projection : {ProjectionKernel::fast, ProjectionKernel::eigen})
+      for (bool scalar : {false, true}) {
+        FastSelfAttentionDesc self;
+        self.attention.causal = s.causal;
+        self.projection = projection;
+        self.scalar = scalar;
+        Mat out, out_ws;
+        REQUIRE(fast_self_attention(X, w, self, &out) == "");
+        REQUIRE(fast_self_attention(X, w, self, &out_ws, nullptr, &ws) == "");
+        const std::string kind = projection == ProjectionKernel::fast ? " fast" : " eigen";
+        check_identical("self-attention" + shape + kind + (scalar ? " scalar" : ""), out_ws, out);
+      }
+
+    // Matrix product: Q (n_q, d) B (d, d_v).
+    const Mat B = random_mat(rng, s.d, s.d_v);
+    Mat C, C_ws;
+    REQUIRE(fast_matmul(Q, B, &C) == "");
+    REQUIRE(fast_matmul(Q, B, &C_ws, &ws) == "");
+    check_identical("matmul" + shape, C_ws, C);
+    REQUIRE(fast_matmul_scalar(Q, B, &C) == "");
+    REQUIRE(fast_matmul_scalar(Q, B, &C_ws, &ws) == "");
+    check_identical("matmul scalar" + shape, C_ws, C);
+  }
+
+  // Once grown, the workspace is reused: a second call of the same shape moves no buffer.
+  Rng rng(1400);
+  const Mat Q = random_mat(rng, 200, 64), K = random_mat(rng, 200, 64), V = random_mat(rng, 200, 64);
+  Mat out;
+  REQUIRE(fast_attention(Q, K, V, FastAttentionDesc(), &out, nullptr, nullptr, &ws) == "");
+  const float* before[] = {ws.q_tiles.data(), ws.k_panels.data(), ws.v_padded.data(), ws.out_partial.data()};
+  REQUIRE(fast_attention(Q, K, V, FastAttentionDesc(), &out, nullptr, nullptr, &ws) == "");
+  const float* after[] = {ws.q_tiles.data(), ws.k_panels.data(), ws.v_padded.data(), ws.out_partial.data()};
+  for (int i = 0; i < 4; ++i) CHECK(before[i] == after[i]);
+}
+
+// ---------------------------------------------------------------- 7 errors
 TEST_CASE("fast kernels report bad shapes and scales instead of computing") {
   Rng rng(13);
   const Mat Q = random_mat(rng, 3, 4), K = random_mat(rng, 5, 4), V = random_mat(rng, 5, 2);
@@ -339,7 +424,7 @@ TEST_CASE("fast kernel build information") {
 #endif
 }
 
-// ---------------------------------------------------------------- 7 timing
+// ---------------------------------------------------------------- 8 timing
 namespace {
 double g_fake_clock = 0.0;
 // Each reading advances 1 ms, so every timed call lasts exactly 1 ms.
