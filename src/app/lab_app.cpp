@@ -32,19 +32,17 @@ void recompute(LabApp& app) {
   if (!step) return;
   const double t0 = platform::now_ms();
   if (attn::is_experiment_demo(step->demo)) {
-    // The registry checks the settings (a bad value in a link or saved state
-    // shows as a compute error, like any demo's); then the live experiment draws.
-    app.outputs = attn::run_demo(step->demo, app.inputs);
-    if (app.outputs.error.empty()) {
-      if (!app.experiment) {
+    // A new experiment's settings are checked by the registry first (a bad value
+    // in a link or saved state shows as a compute error, like any demo's).
+    if (!app.experiment) {
+      app.outputs = attn::run_demo(step->demo, app.inputs);
+      if (app.outputs.error.empty()) {
         app.experiment = attn::make_experiment(step->demo, app.inputs);
         app.experiment->prepare();
       }
-      app.outputs = app.experiment->view();
-    } else {
-      app.experiment.reset();
-      app.running = false;
     }
+    if (app.experiment) app.outputs = app.experiment->view();
+    else app.running = false;
   } else {
     app.outputs = step->demo.empty() ? attn::DemoOutputs{} : attn::run_demo(step->demo, app.inputs);
   }
