@@ -9,6 +9,7 @@
 
 #include "core/demos.h"
 #include "core/exercise.h"
+#include "core/lab_state.h"
 #include "core/lesson.h"
 #include "core/tensor.h"
 
@@ -186,10 +187,8 @@ ExerciseAction exercise_panel(const ExercisesView& view);
 // quiz_panel.cpp: "predict, then reveal": a question, its options as radio buttons
 // and a Check button; once checked, right/wrong marks and the explanation. The app
 // keeps each quiz's QuizState (and hides the quiz's `hides` panels until checked).
-struct QuizState {
-  int picked = -1;       // option index the learner chose, -1 = none yet
-  bool checked = false;  // the answer was revealed (options are then locked)
-};
+// It is the learner's saved answer: picked option (-1 = none yet) and checked.
+using QuizState = attn::QuizAnswer;
 struct QuizzesView {
   const std::vector<attn::Quiz>* quizzes = nullptr;
   const std::vector<QuizState>* states = nullptr;  // one per quiz (null = all fresh)

@@ -22,8 +22,8 @@ inline constexpr UiText step_of{"Step %d of %d", "第 %d 步，共 %d 步"};
 inline constexpr UiText language{"中文", "English"};
 inline constexpr UiText language_tip{"Show the lab in Chinese (L)", "切换到英文界面 (L)"};
 inline constexpr UiText reset_step{"Reset step", "重置本步"};
-inline constexpr UiText reset_tip{"Put this step's numbers back to the lesson's values (R)",
-                                  "把本步的数值恢复为课程中的初始值 (R)"};
+inline constexpr UiText reset_tip{"Put this step's numbers back to the lesson's values and forget its hints and answers (R)",
+                                  "把本步的数值恢复为课程中的初始值，并清除提示和答案 (R)"};
 inline constexpr UiText share{"Share link", "分享链接"};
 inline constexpr UiText share_tip{"Copy a link to this step with your values in it",
                                   "复制一个包含你当前数值的本步链接"};
