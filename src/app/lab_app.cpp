@@ -351,21 +351,6 @@ void toolbar(LabApp& app, const attn::Lesson& lesson, ui::Nav& nav) {
   ui::widgets_record_last("step:share", "button");
 }
 
-void keyboard(LabApp& app, ui::Nav& nav) {
-  // Shortcuts only when no widget has the keyboard (typing a number, tweaking a value).
-  const ImGuiIO& io = ImGui::GetIO();
-  if (io.WantTextInput || ImGui::IsAnyItemActive()) return;
-  if (platform::key_presses(platform::Key::right) > 0) nav = ui::Nav::next;
-  if (platform::key_presses(platform::Key::left) > 0) nav = ui::Nav::back;
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)) && !app.notices.empty()) app.notices.clear();
-  for (const char c : {'r', 'l'}) {
-    if (!io.KeyCtrl && !io.KeyAlt && io.InputQueueCharacters.contains(ImWchar(c))) {
-      if (c == 'r') lab_reset_step(app);
-      if (c == 'l') lab_set_language(app, app.state.lang == "zh" ? "en" : "zh");
-    }
-  }
-}
-
 }  // namespace
 
 bool lab_frame(void* user) {
@@ -423,13 +408,14 @@ bool lab_frame(void* user) {
         }
       }
     }
-    keyboard(app, nav);
+    lab_keyboard(app, nav);
   } else {
     ImGui::TextWrapped("%s", ui::text::no_lessons.get(app.state.lang));
   }
   if (nav == ui::Nav::next) lab_step_by(app, +1);
   if (nav == ui::Nav::back) lab_step_by(app, -1);
   ImGui::End();
+  if (app.show_keys && ui::keys_help(app.state.lang)) app.show_keys = false;
   lab_save(app);
   if (++app.frames == 1) platform::page_event("firstFrame", "{}");
   return true;
@@ -515,6 +501,7 @@ Value lab_widgets_json() {
     r.set("width", w.w);
     r.set("height", w.h);
     o.set("rect", std::move(r));
+    if (w.focused) o.set("focused", true);
     list.push(std::move(o));
   }
   return list;

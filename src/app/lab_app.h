@@ -24,6 +24,7 @@ struct LabApp {
   // state.answers on entering it and saved there as they change.
   std::vector<int> hints_shown;
   std::vector<ui::QuizState> quizzes;
+  bool show_keys = false;     // the keys panel is open (? or F1)
   double compute_ms = 0.0;    // last demo compute time
   long frames = 0;
   bool dirty = false;         // state changed since it was last saved
@@ -66,6 +67,8 @@ std::string lab_all_text(const LabApp& app);
 
 // Draws one frame of the whole interface (called by the platform loop).
 bool lab_frame(void* app);
+// lab_keys.cpp: the lab's own keys, read once per frame after the panels.
+void lab_keyboard(LabApp& app, ui::Nav& nav);
 
 // JSON views of the lab for the page's test hook and tools.
 attn::json::Value lab_lessons_json(const LabApp& app);

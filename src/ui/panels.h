@@ -202,6 +202,11 @@ struct QuizAction {
 // Widget ids: "quiz:<quiz id>:<option index>", "quiz-check:<quiz id>".
 QuizAction quiz_panel(const QuizzesView& view);
 
+// keys_help.cpp: every key the lab answers to (ui::text::key_rows), in a panel
+// over the lesson. Widget ids "keys:panel", "keys:close". Returns true when the
+// learner closes it with its button.
+bool keys_help(const std::string& lang);
+
 // error_panel.cpp: problems the lab hit (a lesson that failed to load, ...).
 void error_panel(const std::vector<std::string>& errors, const std::string& lang);
 

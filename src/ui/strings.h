@@ -32,8 +32,40 @@ inline constexpr UiText load_errors{"Some lessons could not be loaded:", "有些
 inline constexpr UiText no_lessons{"No lesson could be loaded.", "没有可以加载的课程。"};
 inline constexpr UiText dismiss{"Dismiss", "关闭"};
 inline constexpr UiText done{"done", "已完成"};
-inline constexpr UiText keys_help{"Keys: Left/Right step, R reset, L language, Tab moves between controls",
-                                  "按键：左右方向键切换步骤，R 重置，L 切换语言，Tab 在控件之间移动"};
+inline constexpr UiText keys_help{"Keyboard: ← → change the step. Press ? or F1 for every key.",
+                                  "键盘：← → 切换步骤。按 ? 或 F1 查看全部按键。"};
+
+// The keys panel (src/ui/keys_help.cpp, toggled with ? or F1): every key the lab
+// answers to (src/app/lab_keys.cpp and ImGui's own keyboard navigation).
+inline constexpr UiText keys_title{"Keyboard", "键盘操作"};
+inline constexpr UiText keys_close{"Close (Esc)", "关闭 (Esc)"};
+struct KeyRow {
+  UiText keys, action;
+};
+inline constexpr KeyRow key_rows[] = {
+    {{"←  →", "←  →"},
+     {"Previous / next step (while no control is focused)", "上一步 / 下一步（没有控件获得焦点时）"}},
+    {{"Page Up / Page Down", "Page Up / Page Down"}, {"Previous / next lesson", "上一课 / 下一课"}},
+    {{"Tab / Shift+Tab", "Tab / Shift+Tab"},
+     {"Next / previous number or slider, ready to type a value; Enter keeps it",
+      "跳到下一个 / 上一个数字或滑块，可直接输入数值；按回车确认"}},
+    {{"↓  ↑", "↓  ↑"},
+     {"Move into the controls (buttons, answers, numbers); the arrow keys then move between them",
+      "进入控件（按钮、选项、数字）；之后用方向键在控件之间移动"}},
+    {{"Space", "空格"},
+     {"Press the focused button or pick the focused answer; on a number or slider, start changing it with ← →",
+      "按下获得焦点的按钮或选中选项；在数字或滑块上按空格后，用 ← → 调整"}},
+    {{"Enter", "回车"}, {"Type a value into the focused number", "在获得焦点的数字中输入数值"}},
+    {{"Esc", "Esc"},
+     {"Leave the controls (the arrow keys change the step again), close this list, dismiss notices",
+      "离开控件（方向键重新用于切换步骤），关闭本列表和提示"}},
+    {{"1 – 9", "1 – 9"}, {"Pick an answer to the step's question", "选择本步问题的答案"}},
+    {{"C", "C"}, {"Check the answer you picked", "揭晓你选择的答案"}},
+    {{"H", "H"}, {"Show the next hint", "显示下一个提示"}},
+    {{"R", "R"}, {"Reset this step: its values, hints and answers", "重置本步：数值、提示和答案"}},
+    {{"L", "L"}, {"Switch the language (中文 / English)", "切换语言（中文 / English）"}},
+    {{"?  or  F1", "?  或  F1"}, {"Show or hide this list", "显示或隐藏本列表"}},
+};
 
 // Demo widgets, exercises and quizzes (src/ui/demo_view.cpp and its widgets).
 inline constexpr UiText randomise{"Randomise", "随机"};
