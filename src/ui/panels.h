@@ -138,7 +138,10 @@ struct SliderView {
   std::string setting;  // widget ids "slider:<setting>", "slider:<setting>:dec" / ":inc"
   float min = 0.0f, max = 1.0f, step = 0.0f;  // step 0 = continuous
   std::string current;
+  float track = 0.0f;   // width of the bar itself (0 = kSliderTrack)
 };
+// A slider's usual bar width, and the narrowest a layout may make it.
+constexpr float kSliderTrack = 170.0f, kSliderMinTrack = 100.0f;
 std::optional<std::string> slider(const SliderView& view);
 float slider_width(const SliderView& view);
 

@@ -113,16 +113,22 @@ test('the language switches, is remembered, and the page text follows', async ()
   assert.equal((await state(page)).lang, 'en');
 });
 
-// Scrolls the lesson with the mouse wheel until widget `id` is wholly on screen.
+// Scrolls the lesson with the mouse wheel until widget `id` is wholly on screen:
+// back to the top first (where the step's toolbar is), then down.
 async function scrollTo(page, id) {
   const view = await page.evaluate(() => ({ w: innerWidth, h: innerHeight }));
-  for (let i = 0; i < 30; i++) {
+  // Over the lesson window's left padding (the sidebar is 270 px wide), where no
+  // widget takes the wheel.
+  await page.mouse.move(277, view.h / 2);
+  const onScreen = (w) => w && w.rect.y >= 0 && w.rect.y + w.rect.height <= view.h - 4;
+  for (let i = 0; i < 30 && !(await widgets(page)).some((x) => x.id === 'nav:next' || x.id === 'nav:back'); i++) {
+    await page.mouse.wheel(0, -400);
+    await frames(page, 2);
+  }
+  for (let i = 0; i < 40; i++) {
     const w = (await widgets(page)).find((x) => x.id === id);
-    if (w && w.rect.y >= 0 && w.rect.y + w.rect.height <= view.h - 4) return w;
-    // Over the lesson window's left padding (the sidebar is 270 px wide), where no
-    // widget takes the wheel.
-    await page.mouse.move(277, view.h / 2);
-    await page.mouse.wheel(0, w && w.rect.y < 0 ? -120 : 120);
+    if (onScreen(w)) return w;
+    await page.mouse.wheel(0, 120);
     await frames(page, 2);
   }
   throw new Error(`could not scroll ${id} into view`);
@@ -169,7 +175,7 @@ test('a quiz answer and a revealed hint are kept per step, across a reload, and 
   assert.deepEqual(s.quizzes[0], { id: 'who-wins', picked: 2, checked: true, right: false });
   assert.equal(s.exercises[0].hintsShown, 1);
   // Checked, so the panels the quiz hid are shown after the reload too.
-  assert.ok((await widgets(page)).some((w) => w.id === 'panel:weights' && w.kind === 'panel'));
+  assert.equal((await scrollTo(page, 'panel:weights')).kind, 'panel');
   const saved = JSON.parse(await page.evaluate(() => localStorage.getItem('attnlab.state')));
   assert.equal(saved.version, 2);
   assert.deepEqual(saved.answers['first-look/three-tokens'], { h: { 'cats-to-mice': 1 }, q: { 'who-wins': { p: 2, c: true } } });
