@@ -108,7 +108,7 @@ test('digits pick an answer, C checks it, H shows the hints one by one', async (
   await screenshotVariety(page, 'keyboard-hints');
 });
 
-test('Tab reaches a number ready to type into; Enter keeps the value', async () => {
+test('Tab reaches a number ready to type into, Tab again the next one; Enter keeps the value', async () => {
   const { page } = lab;
   assert.ok(await page.evaluate(() => window.attnlab.goto('first-look', 1)));
   await frames(page);
@@ -118,9 +118,13 @@ test('Tab reaches a number ready to type into; Enter keeps the value', async () 
   const before = await state(page);
   // The first number of the step is Q's top-left cell; typing replaces it.
   for (const ch of '2.5') await press(page, ch);
+  await press(page, 'Tab');  // on to Q's next cell, q[0][1]
+  await frames(page, 3);
+  for (const ch of '-3') await press(page, ch);
   await press(page, 'Enter');
   const s = await state(page);
   assert.equal(s.values.q[0][0], 2.5);
+  assert.equal(s.values.q[0][1], -3);
   assert.deepEqual(s.values.q.slice(1), before.values.q.slice(1));
   assert.equal(s.quizzes[0].picked, -1, 'the digits went into the number, not the quiz');
   // Reset by key puts it back.
