@@ -67,6 +67,16 @@ void remember_edits(LabApp& app) {
   app.dirty = true;
 }
 
+// The learner revealed a hint or answered a quiz: keep it with the step.
+void remember_answers(LabApp& app) {
+  const attn::LessonStep* step = current_step(app);
+  if (!step) return;
+  attn::StepAnswers a = attn::answers_from_step(*step, app.hints_shown, app.quizzes);
+  if (a.empty()) app.state.answers.erase(current_key(app));
+  else app.state.answers[current_key(app)] = std::move(a);
+  app.dirty = true;
+}
+
 // Shows the step at app.state (lesson id, step), with the learner's saved edits.
 void enter_step(LabApp& app) {
   if (app.set.lessons.empty()) return;
@@ -77,8 +87,10 @@ void enter_step(LabApp& app) {
   if (app.state.step > furthest) furthest = app.state.step;
   auto it = app.state.edits.find(current_key(app));
   app.inputs = attn::inputs_with_edits(*current_step(app), it == app.state.edits.end() ? nullptr : &it->second);
-  app.hints_shown.assign(current_step(app)->exercises.size(), 0);
-  app.quizzes.assign(current_step(app)->quizzes.size(), ui::QuizState{});
+  auto saved = app.state.answers.find(current_key(app));
+  const attn::StepAnswers* answers = saved == app.state.answers.end() ? nullptr : &saved->second;
+  app.hints_shown = attn::hints_for_step(*current_step(app), answers);
+  app.quizzes = attn::quizzes_for_step(*current_step(app), answers);
   // A live experiment waits, paused, while the learner is elsewhere.
   app.running = false;
   if (app.experiment) app.parked[app.experiment_key] = std::move(app.experiment);
@@ -277,8 +289,33 @@ void lab_apply_demo_edit(LabApp& app, const ui::DemoEdit& e) {
 
 void lab_reset_step(LabApp& app) {
   app.state.edits.erase(current_key(app));
+  app.state.answers.erase(current_key(app));
   app.experiment.reset();  // back to the lesson's settings, untrained
   enter_step(app);
+}
+
+void lab_show_hint(LabApp& app, int exercise) {
+  const attn::LessonStep* step = current_step(app);
+  if (!step || exercise < 0 || exercise >= int(app.hints_shown.size())) return;
+  int& shown = app.hints_shown[size_t(exercise)];
+  if (shown >= int(step->exercises[size_t(exercise)].hints.size())) return;
+  ++shown;
+  remember_answers(app);
+}
+
+void lab_quiz_pick(LabApp& app, int quiz, int option) {
+  const attn::LessonStep* step = current_step(app);
+  if (!step || quiz < 0 || quiz >= int(app.quizzes.size())) return;
+  ui::QuizState& q = app.quizzes[size_t(quiz)];
+  if (q.checked || option < 0 || option >= int(step->quizzes[size_t(quiz)].options.size())) return;
+  q.picked = option;
+  remember_answers(app);
+}
+
+void lab_quiz_check(LabApp& app, int quiz) {
+  if (quiz < 0 || quiz >= int(app.quizzes.size()) || app.quizzes[size_t(quiz)].picked < 0) return;
+  app.quizzes[size_t(quiz)].checked = true;
+  remember_answers(app);
 }
 
 void lab_set_language(LabApp& app, const std::string& lang) {
@@ -366,7 +403,7 @@ void toolbar(LabApp& app, const attn::Lesson& lesson, ui::Nav& nav) {
   const std::string& lang = app.state.lang;
   nav = ui::step_navigation({&lesson, app.state.step, lang});
   ImGui::SameLine(0.0f, 24.0f);
-  const bool edited = app.state.edits.count(current_key(app)) > 0;
+  const bool edited = app.state.edits.count(current_key(app)) > 0 || app.state.answers.count(current_key(app)) > 0;
   ImGui::BeginDisabled(!edited);
   if (ImGui::Button(ui::text::reset_step.get(lang))) lab_reset_step(app);
   ImGui::EndDisabled();
@@ -408,30 +445,6 @@ void experiment_controls(LabApp& app) {
   if (a.kind == K::step) lab_train(app, "step");
   if (a.kind == K::reset) lab_train(app, "reset");
   if (a.kind == K::speed) lab_train(app, "speed", a.speed);
-}
-
-void keyboard(LabApp& app, ui::Nav& nav) {
-  // Shortcuts only when no widget has the keyboard (typing a number, tweaking a value).
-  const ImGuiIO& io = ImGui::GetIO();
-  if (io.WantTextInput || ImGui::IsAnyItemActive()) return;
-  if (!io.KeyCtrl && !io.KeyAlt) {
-    if (io.InputQueueCharacters.contains(ImWchar('t')) || io.InputQueueCharacters.contains(ImWchar('T'))) app.overlay = !app.overlay;
-    if (app.experiment) {
-      // Space on a focused control presses it; otherwise it starts or pauses.
-      if (io.InputQueueCharacters.contains(ImWchar(' ')) && !ImGui::IsAnyItemFocused()) lab_train(app, app.running ? "pause" : "run");
-      if (io.InputQueueCharacters.contains(ImWchar('.'))) lab_train(app, "step");
-      if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Backspace))) lab_train(app, "reset");
-    }
-  }
-  if (platform::key_presses(platform::Key::right) > 0) nav = ui::Nav::next;
-  if (platform::key_presses(platform::Key::left) > 0) nav = ui::Nav::back;
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)) && !app.notices.empty()) app.notices.clear();
-  for (const char c : {'r', 'l'}) {
-    if (!io.KeyCtrl && !io.KeyAlt && io.InputQueueCharacters.contains(ImWchar(c))) {
-      if (c == 'r') lab_reset_step(app);
-      if (c == 'l') lab_set_language(app, app.state.lang == "zh" ? "en" : "zh");
-    }
-  }
 }
 
 }  // namespace
@@ -477,8 +490,8 @@ bool lab_frame(void* user) {
     std::vector<std::string> hidden;
     if (!step->quizzes.empty()) {
       const ui::QuizAction q = ui::quiz_panel({&step->quizzes, &app.quizzes, app.state.lang});
-      if (q.kind == ui::QuizAction::Kind::pick) app.quizzes[size_t(q.quiz)].picked = q.option;
-      if (q.kind == ui::QuizAction::Kind::check) app.quizzes[size_t(q.quiz)].checked = true;
+      if (q.kind == ui::QuizAction::Kind::pick) lab_quiz_pick(app, q.quiz, q.option);
+      if (q.kind == ui::QuizAction::Kind::check) lab_quiz_check(app, q.quiz);
       for (size_t i = 0; i < step->quizzes.size(); ++i)
         if (!app.quizzes[i].checked) hidden.insert(hidden.end(), step->quizzes[i].hides.begin(), step->quizzes[i].hides.end());
     }
@@ -489,7 +502,7 @@ bool lab_frame(void* user) {
       std::vector<attn::ExerciseStatus> status;
       for (const auto& ex : step->exercises) status.push_back(attn::check_exercise(ex, app.inputs, app.outputs));
       const ui::ExerciseAction a = ui::exercise_panel({&step->exercises, &status, &app.hints_shown, app.state.lang});
-      if (a.kind == ui::ExerciseAction::Kind::show_hint) ++app.hints_shown[size_t(a.exercise)];
+      if (a.kind == ui::ExerciseAction::Kind::show_hint) lab_show_hint(app, a.exercise);
       if (a.kind == ui::ExerciseAction::Kind::apply_solution) {
         attn::DemoInputs solved = app.inputs;
         std::string why;
@@ -502,13 +515,14 @@ bool lab_frame(void* user) {
         }
       }
     }
-    keyboard(app, nav);
+    lab_keyboard(app, nav);
   } else {
     ImGui::TextWrapped("%s", ui::text::no_lessons.get(app.state.lang));
   }
   if (nav == ui::Nav::next) lab_step_by(app, +1);
   if (nav == ui::Nav::back) lab_step_by(app, -1);
   ImGui::End();
+  if (app.show_keys && ui::keys_help(app.state.lang)) app.show_keys = false;
   if (app.overlay) ui::timing_overlay({app.frame_ms, compute_shown, app.ui_ms, attn::eigen_simd_in_use(), app.state.lang});
   const double ui = platform::now_ms() - frame_start - app.frame_compute_ms;
   app.ui_ms = app.ui_ms > 0.0 ? 0.9 * app.ui_ms + 0.1 * ui : ui;
@@ -556,13 +570,27 @@ Value lab_state_json(const LabApp& app) {
   if (!app.outputs.error.empty()) s.set("computeError", app.outputs.error);
   s.set("edited", app.state.edits.count(current_key(app)) > 0);
   Value exercises = Value::array();
-  for (const auto& ex : step->exercises) {
+  for (size_t i = 0; i < step->exercises.size(); ++i) {
+    const attn::Exercise& ex = step->exercises[i];
     Value o = Value::object();
     o.set("id", ex.id);
     o.set("met", attn::exercise_met(ex, app.inputs, app.outputs));
+    o.set("hintsShown", i < app.hints_shown.size() ? app.hints_shown[i] : 0);
+    o.set("hints", int(ex.hints.size()));
     exercises.push(std::move(o));
   }
   s.set("exercises", std::move(exercises));
+  Value quizzes = Value::array();
+  for (size_t i = 0; i < step->quizzes.size(); ++i) {
+    const ui::QuizState q = i < app.quizzes.size() ? app.quizzes[i] : ui::QuizState{};
+    Value o = Value::object();
+    o.set("id", step->quizzes[i].id);
+    o.set("picked", q.picked);
+    o.set("checked", q.checked);
+    o.set("right", q.checked && q.picked == step->quizzes[i].answer);
+    quizzes.push(std::move(o));
+  }
+  s.set("quizzes", std::move(quizzes));
   Value notes = Value::array();
   for (const auto& n : app.notices) notes.push(n);
   s.set("notices", std::move(notes));
@@ -593,6 +621,7 @@ Value lab_widgets_json() {
     r.set("width", w.w);
     r.set("height", w.h);
     o.set("rect", std::move(r));
+    if (w.focused) o.set("focused", true);
     list.push(std::move(o));
   }
   return list;

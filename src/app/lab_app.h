@@ -23,9 +23,11 @@ struct LabApp {
   attn::DemoOutputs outputs;  // recomputed whenever inputs change
   std::vector<std::string> errors;   // problems: shown in the error panel, and by errors()
   std::vector<std::string> notices;  // information (a link was ignored, a link was copied)
-  // Per step, reset on entering it: revealed hints per exercise, quiz answers.
+  // This step's revealed hints (per exercise) and quiz answers, restored from
+  // state.answers on entering it and saved there as they change.
   std::vector<int> hints_shown;
   std::vector<ui::QuizState> quizzes;
+  bool show_keys = false;     // the keys panel is open (? or F1)
   double compute_ms = 0.0;    // last demo compute time
   // A live experiment (training, timing) when the step's demo is one; it lives
   // until the learner leaves the step or changes a setting that needs a restart.
@@ -65,7 +67,12 @@ bool lab_goto(LabApp& app, const std::string& lesson_id, int step);
 void lab_step_by(LabApp& app, int delta);
 void lab_apply_edit(LabApp& app, const ui::CellEdit& edit);
 void lab_set_setting(LabApp& app, const std::string& name, const std::string& value);
-void lab_reset_step(LabApp& app);
+void lab_reset_step(LabApp& app);  // the step's values, hints and quiz answers
+// Reveals the next hint of exercise `exercise`; picks an option of a quiz, and
+// checks (reveals) it. Each is remembered with the step; out-of-range is ignored.
+void lab_show_hint(LabApp& app, int exercise);
+void lab_quiz_pick(LabApp& app, int quiz, int option);
+void lab_quiz_check(LabApp& app, int quiz);
 // Applies what the learner did in a demo panel (edit, setting, randomise, reset).
 void lab_apply_demo_edit(LabApp& app, const ui::DemoEdit& edit);
 void lab_set_language(LabApp& app, const std::string& lang);
@@ -84,6 +91,8 @@ std::string lab_all_text(const LabApp& app);
 
 // Draws one frame of the whole interface (called by the platform loop).
 bool lab_frame(void* app);
+// lab_keys.cpp: the lab's own keys, read once per frame after the panels.
+void lab_keyboard(LabApp& app, ui::Nav& nav);
 
 // JSON views of the lab for the page's test hook and tools.
 attn::json::Value lab_lessons_json(const LabApp& app);

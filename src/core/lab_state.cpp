@@ -1,7 +1,9 @@
-// lab_state.cpp: Sections: 1 edits against lesson values, 2 JSON, 3 links.
+// lab_state.cpp: Sections: 1 edits against lesson values, and answers, 2 JSON, 3 links.
 #include "core/lab_state.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -36,6 +38,40 @@ StepEdits edits_from_inputs(const LessonStep& step, const DemoInputs& current) {
     if (it == base.settings.end() || it->second != value) e.settings[name] = value;
   }
   return e;
+}
+
+std::vector<int> hints_for_step(const LessonStep& step, const StepAnswers* answers) {
+  std::vector<int> out(step.exercises.size(), 0);
+  if (!answers) return out;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const Exercise& ex = step.exercises[i];
+    auto it = answers->hints.find(ex.id);
+    if (it != answers->hints.end()) out[i] = std::clamp(it->second, 0, int(ex.hints.size()));
+  }
+  return out;
+}
+
+std::vector<QuizAnswer> quizzes_for_step(const LessonStep& step, const StepAnswers* answers) {
+  std::vector<QuizAnswer> out(step.quizzes.size());
+  if (!answers) return out;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const Quiz& quiz = step.quizzes[i];
+    auto it = answers->quizzes.find(quiz.id);
+    if (it == answers->quizzes.end() || it->second.picked < 0 || it->second.picked >= int(quiz.options.size()))
+      continue;
+    out[i] = it->second;
+  }
+  return out;
+}
+
+StepAnswers answers_from_step(const LessonStep& step, const std::vector<int>& hints,
+                              const std::vector<QuizAnswer>& quizzes) {
+  StepAnswers a;
+  for (size_t i = 0; i < step.exercises.size() && i < hints.size(); ++i)
+    if (hints[i] > 0) a.hints[step.exercises[i].id] = hints[i];
+  for (size_t i = 0; i < step.quizzes.size() && i < quizzes.size(); ++i)
+    if (quizzes[i].picked >= 0) a.quizzes[step.quizzes[i].id] = quizzes[i];
+  return a;
 }
 
 // ---------------------------------------------------------------- 2 JSON
@@ -87,6 +123,69 @@ bool edits_from_json(const Value& v, StepEdits* out, std::string* why) {
   return true;
 }
 
+// A small whole number in [lo, hi] (hint counts, option indices).
+bool small_int(const Value& v, int lo, int hi, int* out) {
+  if (!v.is_number()) return false;
+  const double d = v.as_number();
+  if (!(d >= lo && d <= hi) || std::floor(d) != d) return false;
+  *out = int(d);
+  return true;
+}
+
+// {"h": {exercise id: hints}, "q": {quiz id: {"p": option, "c": checked}}}
+Value answers_to_json(const StepAnswers& a) {
+  Value o = Value::object();
+  if (!a.hints.empty()) {
+    Value h = Value::object();
+    for (const auto& [id, n] : a.hints) h.set(id, n);
+    o.set("h", std::move(h));
+  }
+  if (!a.quizzes.empty()) {
+    Value q = Value::object();
+    for (const auto& [id, answer] : a.quizzes) {
+      Value one = Value::object();
+      one.set("p", answer.picked);
+      one.set("c", answer.checked);
+      q.set(id, std::move(one));
+    }
+    o.set("q", std::move(q));
+  }
+  return o;
+}
+
+bool answers_from_json(const Value& v, StepAnswers* out, std::string* why) {
+  if (!v.is_object()) { *why = "answers must be an object"; return false; }
+  StepAnswers a;
+  for (const auto& member : v.members()) {
+    if (member.key == "h" && member.value.is_object()) {
+      for (const auto& h : member.value.members()) {
+        int n = 0;
+        if (!small_int(h.value, 0, 100, &n)) { *why = "hints of '" + h.key + "' must be a whole number from 0 to 100"; return false; }
+        a.hints[h.key] = n;
+      }
+    } else if (member.key == "q" && member.value.is_object()) {
+      for (const auto& q : member.value.members()) {
+        QuizAnswer answer;
+        const Value* p = q.value.is_object() ? q.value.find("p") : nullptr;
+        const Value* c = q.value.is_object() ? q.value.find("c") : nullptr;
+        if (!p || !small_int(*p, -1, 100, &answer.picked) || (c && !c->is_bool()) ||
+            q.value.members().size() != (c ? 2u : 1u)) {
+          *why = "answer to quiz '" + q.key + "' must be {\"p\": option, \"c\": checked}";
+          return false;
+        }
+        answer.checked = c && c->as_bool();
+        if (answer.checked && answer.picked < 0) { *why = "quiz '" + q.key + "' is checked with no option picked"; return false; }
+        a.quizzes[q.key] = answer;
+      }
+    } else {
+      *why = "unexpected field '" + member.key + "' in answers";
+      return false;
+    }
+  }
+  *out = std::move(a);
+  return true;
+}
+
 }  // namespace
 
 json::Value lab_state_to_json(const LabState& state) {
@@ -102,13 +201,18 @@ json::Value lab_state_to_json(const LabState& state) {
   for (const auto& [key, e] : state.edits)
     if (!e.empty()) edits.set(key, edits_to_json(e));
   o.set("edits", std::move(edits));
+  Value answers = Value::object();
+  for (const auto& [key, a] : state.answers)
+    if (!a.empty()) answers.set(key, answers_to_json(a));
+  o.set("answers", std::move(answers));
   return o;
 }
 
 bool lab_state_from_json(const json::Value& v, LabState* out, std::string* why) {
   if (!v.is_object()) { *why = "saved state is not a JSON object"; return false; }
   const Value* version = v.find("version");
-  if (!version || !version->is_number() || version->as_number() != kLabStateVersion) {
+  // Version 1 is version 2 without answers: read both.
+  if (!version || !version->is_number() || (version->as_number() != 1 && version->as_number() != kLabStateVersion)) {
     *why = "saved state has an unknown version";
     return false;
   }
@@ -147,6 +251,16 @@ bool lab_state_from_json(const json::Value& v, LabState* out, std::string* why) 
       std::string w;
       if (!edits_from_json(m.value, &s.edits[m.key], &w)) {
         *why = "saved edits for '" + m.key + "': " + w;
+        return false;
+      }
+    }
+  }
+  if (const Value* answers = v.find("answers")) {
+    if (!answers->is_object()) { *why = "saved answers must be an object"; return false; }
+    for (const auto& m : answers->members()) {
+      std::string w;
+      if (!answers_from_json(m.value, &s.answers[m.key], &w)) {
+        *why = "saved answers for '" + m.key + "': " + w;
         return false;
       }
     }

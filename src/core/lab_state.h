@@ -1,12 +1,14 @@
 // lab_state.h: everything about a learner that outlives a page load, as one value:
-// language, where they are, how far they got, and the numbers they changed. It is
-// saved (browser storage or a file), restored, and put in share links.
+// language, where they are, how far they got, the numbers they changed, and the
+// hints and quiz answers they revealed. It is saved (browser storage or a file),
+// restored, and (the numbers only) put in share links.
 //
 // Sections: 1 the value, 2 saving and restoring, 3 links (deep links and shares).
 #pragma once
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/demos.h"
 #include "core/json.h"
@@ -22,12 +24,26 @@ struct StepEdits {
   bool empty() const { return mats.empty() && settings.empty(); }
 };
 
+// What the learner did with a step's exercises and quizzes. Kept by exercise and
+// quiz id, not position, so a lesson that gains or reorders them keeps each answer.
+struct QuizAnswer {
+  int picked = -1;       // option index chosen, -1 = none yet
+  bool checked = false;  // the answer was revealed (the options are then locked)
+  bool operator==(const QuizAnswer& o) const { return picked == o.picked && checked == o.checked; }
+};
+struct StepAnswers {
+  std::map<std::string, int> hints;           // exercise id -> hints revealed (> 0)
+  std::map<std::string, QuizAnswer> quizzes;  // quiz id -> answer (picked or checked)
+  bool empty() const { return hints.empty() && quizzes.empty(); }
+};
+
 struct LabState {
   std::string lang = "en";
   std::string lesson;  // current lesson id ("" = the first lesson)
   int step = 0;
   std::map<std::string, int> furthest;      // lesson id -> furthest step index reached
   std::map<std::string, StepEdits> edits;   // "lesson-id/step-id" -> the learner's changes
+  std::map<std::string, StepAnswers> answers;  // "lesson-id/step-id" -> hints and quiz answers
 };
 
 // Key of a step in LabState::edits.
@@ -41,13 +57,25 @@ DemoInputs inputs_with_edits(const LessonStep& step, const StepEdits* edits);
 // What differs between a step's defaults and `current`, as StepEdits.
 StepEdits edits_from_inputs(const LessonStep& step, const DemoInputs& current);
 
+// A step's hints revealed (one count per exercise) and quiz answers (one per quiz),
+// in the step's order. Saved answers that no longer fit the step read as less, never
+// as more: a count above the exercise's hints is capped, an option that is gone is
+// unpicked, and a quiz is only checked with a valid pick.
+std::vector<int> hints_for_step(const LessonStep& step, const StepAnswers* answers);
+std::vector<QuizAnswer> quizzes_for_step(const LessonStep& step, const StepAnswers* answers);
+// The reverse: StepAnswers holding what differs from a fresh step (nothing revealed).
+StepAnswers answers_from_step(const LessonStep& step, const std::vector<int>& hints,
+                              const std::vector<QuizAnswer>& quizzes);
+
 // ---------------------------------------------------------------- 2 saving and restoring
-constexpr int kLabStateVersion = 1;
+// Version 2 added `answers`; version 1 files (without them) still load.
+constexpr int kLabStateVersion = 2;
 constexpr std::size_t kMaxSavedStateBytes = 1u << 20;  // refuse to load more than 1 MiB
 
 json::Value lab_state_to_json(const LabState& state);
 // Reads saved state. Anything malformed (wrong types, non-finite numbers, unknown
-// version, too large) makes it return false with *why set; *out is then untouched.
+// version, too large, a hint count or option that is not a small whole number)
+// makes it return false with *why set; *out is then untouched.
 bool lab_state_from_json(const json::Value& v, LabState* out, std::string* why);
 bool lab_state_from_text(const std::string& text, LabState* out, std::string* why);
 

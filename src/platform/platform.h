@@ -27,8 +27,15 @@ using FrameFn = bool (*)(void* user);
 void run(FrameFn frame, void* user);
 
 // Keys the lab binds directly. Presses are counted from the platform's events, so
-// a tap shorter than one frame is never lost (ImGui 1.86 can miss those).
-enum class Key { left, right };
+// a tap shorter than one frame is never lost (ImGui 1.86 can miss those; for the
+// keys ImGui itself reads, a release within the frame of its press is held back
+// to the next frame so that ImGui sees the tap too).
+// The arrow and page keys are the lab's only while no control has the keyboard
+// (ImGui's navigation cursor is hidden and nothing is dragged or typed in); then
+// ImGui does not see them. Otherwise they move ImGui's navigation and the lab
+// counts nothing. F1 and Escape are always counted (Escape also reaches ImGui,
+// where it lets go of the focused control).
+enum class Key { left, right, page_up, page_down, f1, escape, count };
 // Times `key` went down since the previous frame (valid inside the frame callback).
 int key_presses(Key key);
 

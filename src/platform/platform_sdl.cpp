@@ -17,9 +17,11 @@
 #include <SDL_opengl.h>
 #endif
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 namespace platform {
 namespace {
@@ -27,7 +29,8 @@ namespace {
 SDL_Window* g_window = nullptr;
 SDL_GLContext g_gl = nullptr;
 Desc g_desc;
-int g_presses[2] = {0, 0};  // indexed by Key, counted per frame
+int g_presses[int(Key::count)] = {};  // indexed by Key, counted per frame
+std::vector<SDL_Event> g_held_releases;  // key releases delivered to ImGui next frame
 float g_font_ratio = 0.0f;  // pixel ratio the fonts were last rasterised for
 const auto g_start = std::chrono::steady_clock::now();
 
@@ -68,13 +71,56 @@ void build_fonts(float ratio) {
     ImFontConfig cfg;
     cfg.MergeMode = true;
     cfg.OversampleH = 1;
-    if (!io.Fonts->AddFontFromFileTTF(g_desc.cjk_font_path, g_desc.font_size * ratio, &cfg, ranges.Data))
+    // At the same pixel size a CJK ideograph looks smaller than the Latin text around
+    // it (its strokes fill a square em box; Latin capitals fill ~0.7 of the em), so
+    // it is rasterised a little larger, on the same baseline.
+    constexpr float kCjkScale = 1.12f;
+    if (!io.Fonts->AddFontFromFileTTF(g_desc.cjk_font_path, g_desc.font_size * kCjkScale * ratio, &cfg, ranges.Data))
       std::fprintf(stderr, "platform: could not load font %s; Chinese text will not show\n", g_desc.cjk_font_path);
   }
   io.FontGlobalScale = 1.0f / ratio;
   ImGui_ImplOpenGL3_DestroyFontsTexture();
   ImGui_ImplOpenGL3_CreateFontsTexture();
   g_font_ratio = ratio;
+}
+
+// The lab's key for an SDL key, or Key::count for the others.
+Key lab_key(SDL_Keycode sym) {
+  switch (sym) {
+    case SDLK_LEFT: return Key::left;
+    case SDLK_RIGHT: return Key::right;
+    case SDLK_PAGEUP: return Key::page_up;
+    case SDLK_PAGEDOWN: return Key::page_down;
+    case SDLK_F1: return Key::f1;
+    case SDLK_ESCAPE: return Key::escape;
+    default: return Key::count;
+  }
+}
+
+// Arrows and page keys belong to ImGui while one of its controls has the keyboard
+// (decided on the state the previous frame left).
+bool keyboard_free_for_lab(Key k) {
+  if (k == Key::f1 || k == Key::escape) return true;
+  const ImGuiIO& io = ImGui::GetIO();
+  return !io.NavVisible && !io.WantTextInput && !ImGui::IsAnyItemActive();
+}
+
+// One event: counted for the lab, passed to ImGui, or both. A key released in
+// the same frame it went down reaches ImGui one frame later.
+void handle_key_event(const SDL_Event& e, std::vector<SDL_Scancode>& down_this_frame) {
+  const Key k = lab_key(e.key.keysym.sym);
+  if (e.type == SDL_KEYDOWN && k != Key::count && keyboard_free_for_lab(k)) {
+    ++g_presses[int(k)];
+    if (k != Key::f1 && k != Key::escape) return;  // the lab's alone
+  }
+  const SDL_Scancode sc = e.key.keysym.scancode;
+  if (e.type == SDL_KEYUP &&
+      std::find(down_this_frame.begin(), down_this_frame.end(), sc) != down_this_frame.end()) {
+    g_held_releases.push_back(e);
+    return;
+  }
+  if (e.type == SDL_KEYDOWN) down_this_frame.push_back(sc);
+  ImGui_ImplSDL2_ProcessEvent(&e);
 }
 
 }  // namespace
@@ -160,11 +206,14 @@ namespace internal {
 bool frame(FrameFn fn, void* user) {
   bool keep = true;
   SDL_Event e;
-  g_presses[0] = g_presses[1] = 0;
+  std::fill(std::begin(g_presses), std::end(g_presses), 0);
+  const std::vector<SDL_Event> held = std::move(g_held_releases);
+  g_held_releases.clear();
+  for (const SDL_Event& r : held) ImGui_ImplSDL2_ProcessEvent(&r);
+  std::vector<SDL_Scancode> down_this_frame;
   while (SDL_PollEvent(&e)) {
-    ImGui_ImplSDL2_ProcessEvent(&e);
-    if (e.type == SDL_KEYDOWN && e.key.keysym.sym == SDLK_LEFT) ++g_presses[int(Key::left)];
-    if (e.type == SDL_KEYDOWN && e.key.keysym.sym == SDLK_RIGHT) ++g_presses[int(Key::right)];
+    if (e.type == SDL_KEYDOWN || e.type == SDL_KEYUP) handle_key_event(e, down_this_frame);
+    else ImGui_ImplSDL2_ProcessEvent(&e);
     if (e.type == SDL_QUIT) keep = false;
     if (e.type == SDL_WINDOWEVENT && e.window.event == SDL_WINDOWEVENT_CLOSE &&
         e.window.windowID == SDL_GetWindowID(g_window))

@@ -10,6 +10,7 @@
 #include "ui/card.h"
 #include "ui/panels.h"
 #include "ui/strings.h"
+#include "ui/text_wrap.h"
 #include "ui/widget_log.h"
 
 namespace ui {
@@ -27,7 +28,8 @@ struct Ctx {
   const attn::DemoInputs& in;
   const attn::DemoOutputs& out;
   const std::string& lang;
-  float avail;  // width of the demo area
+  float avail;            // width of the demo area
+  float plot_cap = 0.0f;  // line plots at most this wide, so that two share a row (0 = no cap)
 };
 
 // Inputs first (editable), then computed outputs; null when absent.
@@ -94,7 +96,8 @@ PlotView plot_view(const Ctx& c, const Panel& p, const attn::Mat* m) {
   } else {
     v.axes = p.text.get(c.lang);
   }
-  v.max_width = c.avail - 2 * kPad;
+  // Bars keep room for their labels; line plots pair up when the demo has several.
+  v.max_width = v.bars || c.plot_cap <= 0.0f ? c.avail - 2 * kPad : std::min(c.plot_cap, c.avail - 2 * kPad);
   return v;
 }
 ChoiceView choice_view(const Ctx& c, const Panel& p) {
@@ -102,7 +105,9 @@ ChoiceView choice_view(const Ctx& c, const Panel& p) {
   for (const auto& l : p.option_labels) v.labels.push_back(l.get(c.lang));
   return v;
 }
-SliderView slider_view(const Ctx& c, const Panel& p) { return {p.setting, p.min, p.max, p.step, setting_value(c, p.setting)}; }
+SliderView slider_view(const Ctx& c, const Panel& p, float track = 0.0f) {
+  return {p.setting, p.min, p.max, p.step, setting_value(c, p.setting), track};
+}
 
 // ---------------------------------------------------------------- 2 panel sizes
 float text_block_width(const std::string& text) {
@@ -139,17 +144,7 @@ float content_width(const Ctx& c, const Panel& p) {
 }
 
 // ---------------------------------------------------------------- 3 drawing one panel
-void note(const std::string& text, float width) {
-  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string::npos) nl = text.size();
-    ImGui::TextUnformatted(text.c_str() + pos, text.c_str() + nl);
-    pos = nl + 1;
-  }
-  ImGui::PopTextWrapPos();
-}
+void note(const std::string& text, float width) { text_wrapped(text, ImGui::GetCursorScreenPos().x + width); }
 
 // Lines "name: (a, b, c)": names right-aligned in one column, shapes in the next.
 struct ShapeLines {
@@ -194,7 +189,8 @@ void shapes(const std::string& text) {
   }
 }
 
-std::optional<DemoEdit> draw_content(const Ctx& c, const Panel& p, float width) {
+// `track`: a slider's bar width chosen by the flow (0 = the default).
+std::optional<DemoEdit> draw_content(const Ctx& c, const Panel& p, float width, float track) {
   std::optional<DemoEdit> edit;
   bool is_input = false;
   const attn::Mat* m = find_mat(c, p.source, &is_input);
@@ -220,7 +216,7 @@ std::optional<DemoEdit> draw_content(const Ctx& c, const Panel& p, float width) 
       if (auto v = choice(choice_view(c, p))) edit = DemoEdit{DemoEdit::Kind::setting, p.setting, 0, 0, 0.0f, 0.0f, *v};
       break;
     case Panel::Kind::slider:
-      if (auto v = slider(slider_view(c, p))) edit = DemoEdit{DemoEdit::Kind::setting, p.setting, 0, 0, 0.0f, 0.0f, *v};
+      if (auto v = slider(slider_view(c, p, track))) edit = DemoEdit{DemoEdit::Kind::setting, p.setting, 0, 0, 0.0f, 0.0f, *v};
       break;
     case Panel::Kind::note: note(p.text.get(c.lang), width); break;
     case Panel::Kind::shapes: shapes(p.text.get(c.lang)); break;
@@ -238,9 +234,9 @@ void placeholder(const char* message, float width) {
     dl->AddLine(ImVec2(a.x + std::max(x, 0.0f), a.y + (x < 0 ? -x : 0.0f)),
                 ImVec2(a.x + std::min(x + h, width), a.y + (x + h > width ? width - x : h)), IM_COL32(226, 229, 236, 255));
   ImGui::SetCursorScreenPos(ImVec2(a.x + 10, a.y + 10));
-  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - 20);
-  ImGui::TextDisabled("%s", message);
-  ImGui::PopTextWrapPos();
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  text_wrapped(message, a.x + width - 10);
+  ImGui::PopStyleColor();
   ImGui::SetCursorScreenPos(a);
   ImGui::Dummy(ImVec2(width, h));
 }
@@ -255,7 +251,10 @@ bool needs_matrix(Panel::Kind k) {
 std::optional<DemoEdit> demo_view(const DemoView& view) {
   const attn::DemoInputs& in = *view.inputs;
   const attn::DemoOutputs& out = *view.outputs;
-  const Ctx c{in, out, view.lang, ImGui::GetContentRegionAvail().x};
+  Ctx c{in, out, view.lang, ImGui::GetContentRegionAvail().x};
+  // Several line plots (curves against d_k, counts against n) read best side by side.
+  if (std::count_if(out.panels.begin(), out.panels.end(), [](const Panel& p) { return p.kind == Panel::Kind::line_plot; }) >= 2)
+    c.plot_cap = (c.avail - kGap) / 2 - 2 * kPad;
   std::optional<DemoEdit> edit;
 
   if (!out.error.empty())
@@ -273,15 +272,32 @@ std::optional<DemoEdit> demo_view(const DemoView& view) {
       continue;
     }
     const std::string title = p.title.get(view.lang);
-    const float title_w = std::min(ImGui::CalcTextSize(title.c_str()).x, kTitleCap);
-    const float inner = std::max({content_width(c, p), title_w, kMinCard - 2 * kPad});
-    const float card_w = std::min(inner + 2 * kPad, std::max(c.avail, kMinCard));
+    const float content = content_width(c, p);
+    // A paired line plot's title wraps over the plot rather than widening the card.
+    const bool paired_plot = p.kind == Panel::Kind::line_plot && c.plot_cap > 0.0f;
+    const float title_w = std::min(ImGui::CalcTextSize(title.c_str()).x, paired_plot ? content : kTitleCap);
+    const float inner = std::max({content, title_w, kMinCard - 2 * kPad});
+    float card_w = std::min(inner + 2 * kPad, std::max(c.avail, kMinCard));
+    float track = 0.0f;
     // Controls (choices, sliders) share rows only with each other, so a short
     // control card never leaves a hole beside a tall matrix.
     const bool control = p.kind == Panel::Kind::choice || p.kind == Panel::Kind::slider;
     if (!first) {
       ImGui::SameLine(0, kGap);
-      if (control != last_was_control || ImGui::GetCursorScreenPos().x + card_w > right + 0.5f) {
+      const float x = ImGui::GetCursorScreenPos().x;
+      bool new_row = control != last_was_control || x + card_w > right + 0.5f;
+      // A slider that does not fit beside the controls before it gets a shorter
+      // bar (down to kSliderMinTrack) rather than a row of its own.
+      if (new_row && p.kind == Panel::Kind::slider && last_was_control) {
+        const float room = right - x - 2 * kPad;  // content width left on this row
+        const float shorter = kSliderTrack - (content - room);
+        if (shorter >= kSliderMinTrack && title_w <= room) {
+          track = shorter;
+          card_w = room + 2 * kPad;
+          new_row = false;
+        }
+      }
+      if (new_row) {
         ImGui::NewLine();
         ImGui::Dummy(ImVec2(0, kGap - ImGui::GetStyle().ItemSpacing.y * 2));
       }
@@ -293,16 +309,14 @@ std::optional<DemoEdit> demo_view(const DemoView& view) {
     Card card;
     card_begin(card, card_w);
     if (!title.empty()) {
-      ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + card_w - 2 * kPad);
       ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.25f, 0.30f, 0.40f, 1));
-      ImGui::TextUnformatted(title.c_str());
+      text_wrapped(title, ImGui::GetCursorScreenPos().x + card_w - 2 * kPad);
       ImGui::PopStyleColor();
-      ImGui::PopTextWrapPos();
     }
     const bool hidden =
         std::find(view.hidden_panels.begin(), view.hidden_panels.end(), p.id) != view.hidden_panels.end();
     if (hidden) placeholder(text::hidden_panel.get(view.lang), card_w - 2 * kPad);
-    else if (auto e = draw_content(c, p, card_w - 2 * kPad)) edit = e;
+    else if (auto e = draw_content(c, p, card_w - 2 * kPad, track)) edit = e;
     card_end(card);
     widgets_record_last("panel:" + p.id, hidden ? "panel-hidden" : "panel");
     ImGui::PopID();

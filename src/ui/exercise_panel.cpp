@@ -10,6 +10,7 @@
 #include "ui/card.h"
 #include "ui/panels.h"
 #include "ui/strings.h"
+#include "ui/text_wrap.h"
 #include "ui/widget_log.h"
 
 namespace ui {
@@ -51,6 +52,7 @@ ExerciseAction exercise_panel(const ExercisesView& view) {
     Card card;
     card_begin(card, width);
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - 2 * kCardPad);
+    const float right = ImGui::GetCursorScreenPos().x + width - 2 * kCardPad;  // for text_wrapped
 
     // 1 the goal and its state
     const float line = ImGui::GetTextLineHeight();
@@ -58,7 +60,7 @@ ExerciseAction exercise_panel(const ExercisesView& view) {
     ImGui::SameLine();
     ImGui::TextColored(met ? kGreen : ImVec4(0.20f, 0.42f, 0.85f, 1), "%s", text::try_it.get(lang));
     ImGui::SameLine();
-    ImGui::TextUnformatted(ex.goal.get(lang).c_str());
+    text_wrapped(ex.goal.get(lang), right);
     if (met) ImGui::TextColored(kGreen, "%s", text::goal_met.get(lang));
 
     // 2 the conditions, each with the value it has now
@@ -85,7 +87,7 @@ ExerciseAction exercise_panel(const ExercisesView& view) {
     for (int h = 0; h < shown && h < int(ex.hints.size()); ++h) {
       ImGui::TextColored(kMuted, text::hint_n.get(lang), h + 1);
       ImGui::SameLine();
-      ImGui::TextUnformatted(ex.hints[size_t(h)].get(lang).c_str());
+      text_wrapped(ex.hints[size_t(h)].get(lang), right);
     }
     if (shown < int(ex.hints.size())) {
       if (ImGui::SmallButton(shown == 0 ? text::show_hint.get(lang) : text::next_hint.get(lang)))

@@ -9,6 +9,7 @@
 
 #include "core/demos.h"
 #include "core/exercise.h"
+#include "core/lab_state.h"
 #include "core/lesson.h"
 #include "core/tensor.h"
 
@@ -137,7 +138,10 @@ struct SliderView {
   std::string setting;  // widget ids "slider:<setting>", "slider:<setting>:dec" / ":inc"
   float min = 0.0f, max = 1.0f, step = 0.0f;  // step 0 = continuous
   std::string current;
+  float track = 0.0f;   // width of the bar itself (0 = kSliderTrack)
 };
+// A slider's usual bar width, and the narrowest a layout may make it.
+constexpr float kSliderTrack = 170.0f, kSliderMinTrack = 100.0f;
 std::optional<std::string> slider(const SliderView& view);
 float slider_width(const SliderView& view);
 
@@ -186,10 +190,8 @@ ExerciseAction exercise_panel(const ExercisesView& view);
 // quiz_panel.cpp: "predict, then reveal": a question, its options as radio buttons
 // and a Check button; once checked, right/wrong marks and the explanation. The app
 // keeps each quiz's QuizState (and hides the quiz's `hides` panels until checked).
-struct QuizState {
-  int picked = -1;       // option index the learner chose, -1 = none yet
-  bool checked = false;  // the answer was revealed (options are then locked)
-};
+// It is the learner's saved answer: picked option (-1 = none yet) and checked.
+using QuizState = attn::QuizAnswer;
 struct QuizzesView {
   const std::vector<attn::Quiz>* quizzes = nullptr;
   const std::vector<QuizState>* states = nullptr;  // one per quiz (null = all fresh)
@@ -230,6 +232,11 @@ struct TimingOverlayView {
   std::string lang = "en";
 };
 void timing_overlay(const TimingOverlayView& view);
+
+// keys_help.cpp: every key the lab answers to (ui::text::key_rows), in a panel
+// over the lesson. Widget ids "keys:panel", "keys:close". Returns true when the
+// learner closes it with its button.
+bool keys_help(const std::string& lang);
 
 // error_panel.cpp: problems the lab hit (a lesson that failed to load, ...).
 void error_panel(const std::vector<std::string>& errors, const std::string& lang);

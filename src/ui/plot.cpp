@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ui/panels.h"
+#include "ui/text_wrap.h"
 
 namespace ui {
 namespace {
@@ -278,9 +279,9 @@ void plot(const PlotView& view) {
     }
   }
   if (!view.axes.empty()) {
-    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
-    ImGui::TextDisabled("%s", view.axes.c_str());
-    ImGui::PopTextWrapPos();
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    text_wrapped(view.axes, ImGui::GetCursorScreenPos().x + width);
+    ImGui::PopStyleColor();
   }
   ImGui::PopID();
 }

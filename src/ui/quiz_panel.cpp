@@ -7,6 +7,7 @@
 #include "ui/card.h"
 #include "ui/panels.h"
 #include "ui/strings.h"
+#include "ui/text_wrap.h"
 #include "ui/widget_log.h"
 
 namespace ui {
@@ -24,11 +25,15 @@ QuizAction quiz_panel(const QuizzesView& view) {
     Card card;
     card_begin(card, width);
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - 2 * kCardPad);
+    const float right = ImGui::GetCursorScreenPos().x + width - 2 * kCardPad;  // for text_wrapped
     ImGui::TextColored(accent, "%s", text::predict.get(lang));
-    ImGui::TextUnformatted(quiz.question.get(lang).c_str());
+    text_wrapped(quiz.question.get(lang), right);
     ImGui::Spacing();
 
-    // The options: radio buttons until checked, then marked right / wrong.
+    // The options: radio buttons until checked, then marked right / wrong. An
+    // outline keeps the empty circles visible on the card's tinted background.
+    ImGui::PushStyleVar(ImGuiStyleVar_FrameBorderSize, 1.0f);
+    ImGui::PushStyleColor(ImGuiCol_Border, ImVec4(0.70f, 0.66f, 0.55f, 1));
     for (size_t o = 0; o < quiz.options.size(); ++o) {
       const bool is_answer = int(o) == quiz.answer, is_pick = int(o) == state.picked;
       ImGui::PushID(int(o));
@@ -44,6 +49,8 @@ QuizAction quiz_panel(const QuizzesView& view) {
       if (!state.checked) widgets_record_last("quiz:" + quiz.id + ":" + std::to_string(o), "radio");
       ImGui::PopID();
     }
+    ImGui::PopStyleColor();
+    ImGui::PopStyleVar();
     ImGui::Spacing();
 
     if (!state.checked) {
@@ -65,7 +72,7 @@ QuizAction quiz_panel(const QuizzesView& view) {
         if (quiz.answer >= 0 && size_t(quiz.answer) < quiz.options.size())
           ImGui::TextColored(green, "%s", quiz.options[size_t(quiz.answer)].get(lang).c_str());
       }
-      ImGui::TextUnformatted(quiz.explanation.get(lang).c_str());
+      text_wrapped(quiz.explanation.get(lang), right);
     }
     ImGui::PopTextWrapPos();
     CardColours colours;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "ui/panels.h"
 #include "ui/widget_log.h"
@@ -22,9 +23,25 @@ float button_width(const std::string& text) {
   return ImGui::CalcTextSize(text.c_str()).x + 2.0f * ImGui::GetStyle().FramePadding.x + 8.0f;
 }
 
-constexpr float kSliderW = 240.0f;
-
 bool integral(float x) { return std::abs(x - std::round(x)) < 1e-6f; }
+
+bool shows_integers(const SliderView& view) { return view.step > 0 && integral(view.step) && integral(view.min); }
+
+// Decimals shown: none for whole steps, enough for the step (0.05 -> 2), and for a
+// continuous slider 2, 1 or 0 as the range widens.
+int decimals_of(const SliderView& view) {
+  if (shows_integers(view)) return 0;
+  if (view.step > 0) return std::clamp(int(std::ceil(-std::log10(view.step) - 1e-4f)), 0, 4);
+  const float span = view.max - view.min;
+  return span >= 100.0f ? 0 : span >= 10.0f ? 1 : 2;
+}
+
+// The value as printed beside the bar.
+std::string value_text(const SliderView& view, float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals_of(view), double(v));
+  return buf;
+}
 
 }  // namespace
 
@@ -67,24 +84,18 @@ std::optional<std::string> choice(const ChoiceView& view) {
 
 float slider_width(const SliderView& view) {
   const float buttons = view.step > 0 ? 2.0f * (ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x) : 0.0f;
-  char widest[32];
-  std::snprintf(widest, sizeof widest, "%g", double(std::max(std::abs(view.min), std::abs(view.max))));
-  return kSliderW + buttons + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(widest).x + 24.0f;
+  const float value = std::max(ImGui::CalcTextSize(value_text(view, view.min).c_str()).x,
+                               ImGui::CalcTextSize(value_text(view, view.max).c_str()).x);
+  const float track = view.track > 0.0f ? view.track : kSliderTrack;
+  return track + buttons + ImGui::GetStyle().ItemSpacing.x + value + 4.0f;
 }
 
 std::optional<std::string> slider(const SliderView& view) {
-  const bool as_int = view.step > 0 && integral(view.step) && integral(view.min);
+  const bool as_int = shows_integers(view);
   float v = view.current.empty() ? view.min : std::strtof(view.current.c_str(), nullptr);
   if (!std::isfinite(v)) v = view.min;
   v = std::clamp(v, view.min, view.max);
   const float before = v;
-  // Decimals shown: enough for the step (0.05 -> 2), 2 when continuous.
-  const float span = view.max - view.min;
-  const int continuous_decimals = span >= 100.0f ? 0 : span >= 10.0f ? 1 : 2;
-  const int decimals =
-      as_int ? 0 : view.step > 0 ? std::clamp(int(std::ceil(-std::log10(view.step) - 1e-4f)), 0, 4) : continuous_decimals;
-  char format[16];
-  std::snprintf(format, sizeof format, "%%.%df", decimals);
   const float spacing = ImGui::GetStyle().ItemInnerSpacing.x;
 
   ImGui::PushID(view.setting.c_str());
@@ -93,14 +104,14 @@ std::optional<std::string> slider(const SliderView& view) {
     widgets_record_last("slider:" + view.setting + ":dec", "button");
     ImGui::SameLine(0, spacing);
   }
-  ImGui::SetNextItemWidth(kSliderW);
+  ImGui::SetNextItemWidth(view.track > 0.0f ? view.track : kSliderTrack);
   // A wide positive range (1 .. 512) reads better on a log scale.
   const ImGuiSliderFlags flags = ImGuiSliderFlags_AlwaysClamp |
                                  (view.min > 0 && view.max / view.min >= 100.0f ? ImGuiSliderFlags_Logarithmic : 0);
   // The value is printed beside the slider, where the grab never covers it.
   ImGui::SliderFloat("##s", &v, view.min, view.max, "", flags);
   widgets_record_last("slider:" + view.setting, "slider");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip(format, double(v));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", value_text(view, v).c_str());
   if (view.step > 0) {
     ImGui::SameLine(0, spacing);
     if (ImGui::Button("+", ImVec2(ImGui::GetFrameHeight(), 0))) v += view.step;
@@ -108,7 +119,7 @@ std::optional<std::string> slider(const SliderView& view) {
   }
   ImGui::SameLine();
   ImGui::AlignTextToFramePadding();
-  ImGui::Text(format, double(before));
+  ImGui::TextUnformatted(value_text(view, before).c_str());
   ImGui::PopID();
 
   if (view.step > 0) v = view.min + std::round((v - view.min) / view.step) * view.step;

@@ -4,6 +4,7 @@
 
 #include "ui/panels.h"
 #include "ui/strings.h"
+#include "ui/text_wrap.h"
 #include "ui/widget_log.h"
 
 namespace ui {
@@ -16,18 +17,17 @@ void step_header(const StepView& view) {
   ImGui::SetWindowFontScale(1.0f);
   ImGui::Spacing();
   if (!view.prose) return;
-  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x);
   // Paragraphs are separated by newlines in the lesson model.
+  const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
   const std::string& text = s.text.get(view.lang);
   size_t pos = 0;
   while (pos <= text.size()) {
     size_t nl = text.find('\n', pos);
     if (nl == std::string::npos) nl = text.size();
-    ImGui::TextUnformatted(text.c_str() + pos, text.c_str() + nl);
+    text_wrapped(std::string_view(text).substr(pos, nl - pos), right);
     ImGui::Spacing();
     pos = nl + 1;
   }
-  ImGui::PopTextWrapPos();
 }
 
 Nav step_navigation(const StepView& view) {

@@ -22,8 +22,8 @@ inline constexpr UiText step_of{"Step %d of %d", "第 %d 步，共 %d 步"};
 inline constexpr UiText language{"中文", "English"};
 inline constexpr UiText language_tip{"Show the lab in Chinese (L)", "切换到英文界面 (L)"};
 inline constexpr UiText reset_step{"Reset step", "重置本步"};
-inline constexpr UiText reset_tip{"Put this step's numbers back to the lesson's values (R)",
-                                  "把本步的数值恢复为课程中的初始值 (R)"};
+inline constexpr UiText reset_tip{"Put this step's numbers back to the lesson's values and forget its hints and answers (R)",
+                                  "把本步的数值恢复为课程中的初始值，并清除提示和答案 (R)"};
 inline constexpr UiText share{"Share link", "分享链接"};
 inline constexpr UiText share_tip{"Copy a link to this step with your values in it",
                                   "复制一个包含你当前数值的本步链接"};
@@ -32,8 +32,46 @@ inline constexpr UiText load_errors{"Some lessons could not be loaded:", "有些
 inline constexpr UiText no_lessons{"No lesson could be loaded.", "没有可以加载的课程。"};
 inline constexpr UiText dismiss{"Dismiss", "关闭"};
 inline constexpr UiText done{"done", "已完成"};
-inline constexpr UiText keys_help{"Keys: Left/Right step, R reset, L language, Tab moves between controls",
-                                  "按键：左右方向键切换步骤，R 重置，L 切换语言，Tab 在控件之间移动"};
+inline constexpr UiText keys_help{"Keyboard: ← → change the step. Press ? or F1 for every key.",
+                                  "键盘：← → 切换步骤。按 ? 或 F1 查看全部按键。"};
+
+// The keys panel (src/ui/keys_help.cpp, toggled with ? or F1): every key the lab
+// answers to (src/app/lab_keys.cpp and ImGui's own keyboard navigation).
+inline constexpr UiText keys_title{"Keyboard", "键盘操作"};
+inline constexpr UiText keys_close{"Close (Esc)", "关闭 (Esc)"};
+struct KeyRow {
+  UiText keys, action;
+};
+inline constexpr KeyRow key_rows[] = {
+    {{"←  →", "←  →"},
+     {"Previous / next step (while no control is focused)", "上一步 / 下一步（没有控件获得焦点时）"}},
+    {{"Page Up / Page Down", "Page Up / Page Down"}, {"Previous / next lesson", "上一课 / 下一课"}},
+    {{"Tab / Shift+Tab", "Tab / Shift+Tab"},
+     {"Type into the numbers and sliders: Tab goes to the first, Tab again to the next (Shift+Tab: back); Enter keeps the value",
+      "在数字和滑块中输入：按 Tab 跳到第一个，再按 Tab 到下一个（Shift+Tab 返回）；按回车确认"}},
+    {{"↓  ↑", "↓  ↑"},
+     {"Move into the controls (buttons, answers, numbers); the arrow keys then move between them",
+      "进入控件（按钮、选项、数字）；之后用方向键在控件之间移动"}},
+    {{"Space", "空格"},
+     {"Press the focused button or pick the focused answer; on a number or slider, start changing it with ← →",
+      "按下获得焦点的按钮或选中选项；在数字或滑块上按空格后，用 ← → 调整"}},
+    {{"Enter", "回车"}, {"Type a value into the focused number", "在获得焦点的数字中输入数值"}},
+    {{"Esc", "Esc"},
+     {"Leave the controls (the arrow keys change the step again), close this list, dismiss notices",
+      "离开控件（方向键重新用于切换步骤），关闭本列表和提示"}},
+    {{"1 – 9", "1 – 9"}, {"Pick an answer to the step's question", "选择本步问题的答案"}},
+    {{"C", "C"}, {"Check the answer you picked", "揭晓你选择的答案"}},
+    {{"H", "H"}, {"Show the next hint", "显示下一个提示"}},
+    {{"R", "R"}, {"Reset this step: its values, hints and answers", "重置本步：数值、提示和答案"}},
+    {{"L", "L"}, {"Switch the language (中文 / English)", "切换语言（中文 / English）"}},
+    {{"Space", "空格"},
+     {"On a training step, with no control focused: start or pause the training",
+      "在训练步骤中、没有控件获得焦点时：开始或暂停训练"}},
+    {{".", "."}, {"Training: take one step", "训练：走一步"}},
+    {{"X", "X"}, {"Training: start again from the same seed", "训练：用同一个种子从头开始"}},
+    {{"T", "T"}, {"Show or hide the timing overlay (frame time, compute time)", "显示或隐藏计时浮层（每帧时间、计算时间）"}},
+    {{"?  or  F1", "?  或  F1"}, {"Show or hide this list", "显示或隐藏本列表"}},
+};
 
 // Demo widgets, exercises and quizzes (src/ui/demo_view.cpp and its widgets).
 inline constexpr UiText randomise{"Randomise", "随机"};
@@ -70,7 +108,7 @@ inline constexpr UiText train_reset{"Reset", "重置"};
 inline constexpr UiText train_start_tip{"Train (or measure) a little every frame; the page stays responsive (Space)",
                                         "每帧训练（或测量）一点，页面保持流畅（空格键）"};
 inline constexpr UiText train_step_tip{"One training step (or one measurement) (.)", "走一个训练步（或测一次）（句号键）"};
-inline constexpr UiText train_reset_tip{"Start again from the same seed (Backspace)", "用同一个种子从头开始（退格键）"};
+inline constexpr UiText train_reset_tip{"Start again from the same seed (X)", "用同一个种子从头开始（X）"};
 inline constexpr UiText train_speed{"Speed:", "速度："};
 inline constexpr UiText speed_slow{"slow", "慢"};
 inline constexpr UiText speed_normal{"normal", "中"};

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ui/panels.h"
+#include "ui/text_wrap.h"
 #include "ui/widget_log.h"
 
 namespace ui {
@@ -200,9 +201,7 @@ std::optional<PointEdit> vector_plot(const VectorPlotView& view) {
     ImGui::TextUnformatted(sets[s]->name.c_str());
   }
   if (!view.caption.empty()) {
-    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + vector_plot_width(view));
-    ImGui::TextUnformatted(view.caption.c_str());
-    ImGui::PopTextWrapPos();
+    text_wrapped(view.caption, ImGui::GetCursorScreenPos().x + vector_plot_width(view));
   }
   ImGui::PopID();
   return edit;

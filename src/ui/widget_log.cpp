@@ -21,7 +21,8 @@ void widgets_record_last(const std::string& id, const char* kind) {
   const float x0 = a.x > ca.x ? a.x : ca.x, y0 = a.y > ca.y ? a.y : ca.y;
   const float x1 = b.x < cb.x ? b.x : cb.x, y1 = b.y < cb.y ? b.y : cb.y;
   if (x1 <= x0 || y1 <= y0) return;
-  g_current.push_back({id, kind, x0, y0, x1 - x0, y1 - y0});
+  const bool focused = ImGui::IsItemFocused() && ImGui::GetIO().NavVisible;
+  g_current.push_back({id, kind, x0, y0, x1 - x0, y1 - y0, focused});
 }
 
 const std::vector<WidgetRect>& widgets_last_frame() { return g_last; }

@@ -12,6 +12,7 @@ struct WidgetRect {
   std::string id;    // stable, e.g. "edit:q:0:1", "nav:next", "lesson:first-look"
   std::string kind;  // "drag-number", "button", "list-item"
   float x = 0, y = 0, w = 0, h = 0;
+  bool focused = false;  // has the keyboard (ImGui's navigation cursor is on it)
 };
 
 // Starts a new frame's record.

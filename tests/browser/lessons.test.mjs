@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { openLab, state, frames, screenshotVariety } from './harness.mjs';
 
 let lab;
-before(async () => { lab = await openLab(); });
+// Tall, so that each screenshot shows the whole step (the layout's widths are those
+// of an ordinary 1280-wide window).
+before(async () => { lab = await openLab({ width: 1280, height: 2400 }); });
 after(async () => { await lab?.close(); });
 
 for (const lang of ['en', 'zh']) {

@@ -3,7 +3,7 @@
 // state are refused with a notice instead of breaking the lab.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openLab, state, widget, frames, screenshotVariety } from './harness.mjs';
+import { openLab, state, widget, widgets, frames, screenshotVariety } from './harness.mjs';
 
 let lab;
 before(async () => { lab = await openLab(); });
@@ -111,4 +111,99 @@ test('the language switches, is remembered, and the page text follows', async ()
   await page.evaluate(() => window.attnlab.setLanguage('en'));
   await frames(page, 20);
   assert.equal((await state(page)).lang, 'en');
+});
+
+// Scrolls the lesson with the mouse wheel until widget `id` is wholly on screen:
+// back to the top first (where the step's toolbar is), then down.
+async function scrollTo(page, id) {
+  const view = await page.evaluate(() => ({ w: innerWidth, h: innerHeight }));
+  // Over the lesson window's left padding (the sidebar is 270 px wide), where no
+  // widget takes the wheel.
+  await page.mouse.move(277, view.h / 2);
+  const onScreen = (w) => w && w.rect.y >= 0 && w.rect.y + w.rect.height <= view.h - 4;
+  for (let i = 0; i < 30 && !(await widgets(page)).some((x) => x.id === 'nav:next' || x.id === 'nav:back'); i++) {
+    await page.mouse.wheel(0, -400);
+    await frames(page, 2);
+  }
+  for (let i = 0; i < 40; i++) {
+    const w = (await widgets(page)).find((x) => x.id === id);
+    if (onScreen(w)) return w;
+    await page.mouse.wheel(0, 120);
+    await frames(page, 2);
+  }
+  throw new Error(`could not scroll ${id} into view`);
+}
+
+async function click(page, id) {
+  const w = await scrollTo(page, id);
+  await page.mouse.click(w.rect.x + w.rect.width / 2, w.rect.y + w.rect.height / 2);
+  await frames(page);
+}
+
+test('a quiz answer and a revealed hint are kept per step, across a reload, and reset clears them', async () => {
+  const { page } = lab;
+  assert.ok(await page.evaluate(() => window.attnlab.goto('first-look', 1)));
+  await frames(page);
+  let s = await state(page);
+  assert.deepEqual(s.quizzes, [{ id: 'who-wins', picked: -1, checked: false, right: false }]);
+  assert.equal(s.exercises[0].hintsShown, 0);
+  assert.ok((await widgets(page)).some((w) => w.id === 'panel:weights' && w.kind === 'panel-hidden'));
+
+  await click(page, 'quiz:who-wins:2');  // "mice": the wrong answer
+  await click(page, 'quiz-check:who-wins');
+  await click(page, 'hint:cats-to-mice');
+  s = await state(page);
+  assert.deepEqual(s.quizzes[0], { id: 'who-wins', picked: 2, checked: true, right: false });
+  assert.equal(s.exercises[0].hintsShown, 1);
+  assert.equal(s.edited, false, 'answers are not value edits');
+
+  // Another step has its own (fresh) answers; coming back finds these again.
+  assert.ok(await page.evaluate(() => window.attnlab.goto('first-look', 2)));
+  await frames(page);
+  assert.ok((await state(page)).quizzes.every((q) => q.picked === -1 && !q.checked));
+  assert.ok(await page.evaluate(() => window.attnlab.goto('first-look', 1)));
+  await frames(page);
+  s = await state(page);
+  assert.deepEqual(s.quizzes[0], { id: 'who-wins', picked: 2, checked: true, right: false });
+  assert.equal(s.exercises[0].hintsShown, 1);
+
+  await frames(page, 20);  // saving is throttled
+  await lab.reload();
+  s = await state(page);
+  assert.equal(s.lesson, 'first-look');
+  assert.equal(s.step, 1);
+  assert.deepEqual(s.quizzes[0], { id: 'who-wins', picked: 2, checked: true, right: false });
+  assert.equal(s.exercises[0].hintsShown, 1);
+  // Checked, so the panels the quiz hid are shown after the reload too.
+  assert.equal((await scrollTo(page, 'panel:weights')).kind, 'panel');
+  const saved = JSON.parse(await page.evaluate(() => localStorage.getItem('attnlab.state')));
+  assert.equal(saved.version, 2);
+  assert.deepEqual(saved.answers['first-look/three-tokens'], { h: { 'cats-to-mice': 1 }, q: { 'who-wins': { p: 2, c: true } } });
+  await screenshotVariety(page, 'state-answers-restored');
+
+  await click(page, 'step:reset');
+  s = await state(page);
+  assert.deepEqual(s.quizzes[0], { id: 'who-wins', picked: -1, checked: false, right: false });
+  assert.equal(s.exercises[0].hintsShown, 0);
+  await frames(page, 20);
+  await lab.reload();
+  s = await state(page);
+  assert.equal(s.quizzes[0].picked, -1);
+  assert.equal(s.exercises[0].hintsShown, 0);
+  assert.deepEqual(lab.consoleErrors, []);
+});
+
+test('saved state from before answers were kept (version 1) still loads', async () => {
+  const { page } = lab;
+  await page.evaluate(() => localStorage.setItem('attnlab.state', JSON.stringify({
+    version: 1, lang: 'en', lesson: 'first-look', step: 1, furthest: { 'first-look': 2 },
+    edits: { 'first-look/three-tokens': { m: { k: [[1, 0.2], [0, 1], [0.5, 0.5]] } } },
+  })));
+  await lab.reload('');
+  const s = await state(page);
+  assert.equal(s.step, 1);
+  assert.deepEqual(s.values.k[2], [0.5, 0.5]);
+  assert.equal(s.quizzes[0].picked, -1);
+  assert.deepEqual(s.notices, []);
+  assert.deepEqual(lab.consoleErrors, []);
 });

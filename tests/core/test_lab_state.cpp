@@ -61,6 +61,75 @@ TEST_CASE("saved state round-trips through JSON text") {
   CHECK(back.edits.at("tiny/two").settings.at("score") == "cosine");
 }
 
+TEST_CASE("hints and quiz answers round-trip, and state saved before they existed still loads") {
+  LabState st;
+  st.lesson = "tiny";
+  st.answers["tiny/two"].hints["aim"] = 2;
+  st.answers["tiny/two"].quizzes["who"] = {1, true};
+  st.answers["tiny/two"].quizzes["why"] = {0, false};
+  st.answers["tiny/one"];  // empty: not written
+  const std::string text = json::write(lab_state_to_json(st));
+  CHECK(text.find("tiny/one") == std::string::npos);
+  LabState back;
+  std::string why;
+  REQUIRE(lab_state_from_text(text, &back, &why));
+  CHECK(back.answers.size() == 1);
+  const StepAnswers& a = back.answers.at("tiny/two");
+  CHECK(a.hints.at("aim") == 2);
+  CHECK(a.quizzes.at("who") == QuizAnswer{1, true});
+  CHECK(a.quizzes.at("why") == QuizAnswer{0, false});
+
+  // A version 1 file (written before answers were saved) loads with none.
+  LabState old;
+  REQUIRE(lab_state_from_text(
+      "{\"version\": 1, \"lang\": \"zh\", \"lesson\": \"tiny\", \"step\": 1, \"furthest\": {\"tiny\": 1},"
+      " \"edits\": {\"tiny/two\": {\"s\": {\"score\": \"cosine\"}}}}",
+      &old, &why));
+  CHECK(old.lang == "zh");
+  CHECK(old.step == 1);
+  CHECK(old.edits.at("tiny/two").settings.at("score") == "cosine");
+  CHECK(old.answers.empty());
+}
+
+TEST_CASE("a step's answers map to its exercises and quizzes by id, and never read as more than the step has") {
+  Lesson l;
+  std::vector<LessonError> errors;
+  const char* text =
+      "lesson: quiz\ntitle: Quiz\n\nstep: one\ntitle: One\ndemo: qkv_basic\ntokens: a | b\n"
+      "q: [[1, 0], [0, 1]]\nk: [[1, 0], [0, 1]]\nv: [[1, 2], [3, 4]]\ntext:\n  y\n\n"
+      "quiz: who\nquestion: Who?\noption: a\noption: b\nanswer: 2\nexplain: b.\n\n"
+      "exercise: aim\ngoal: Aim.\ncheck: weights[a, b] > 0.6\nhint: one\nhint: two\nsolution: q[a] = [0, 5]\n\n"
+      "exercise: other\ngoal: Other.\ncheck: weights[b, a] > 0.6\nhint: only\nsolution: q[b] = [5, 0]\n";
+  REQUIRE(parse_lesson("quiz.lesson", text, l, errors));
+  const LessonStep& s = l.steps[0];
+  REQUIRE(s.exercises.size() == 2);
+  REQUIRE(s.quizzes.size() == 1);
+
+  // Nothing saved: a fresh step.
+  CHECK(hints_for_step(s, nullptr) == std::vector<int>{0, 0});
+  CHECK(quizzes_for_step(s, nullptr) == std::vector<QuizAnswer>{QuizAnswer{}});
+
+  StepAnswers a;
+  a.hints["other"] = 1;
+  a.hints["gone"] = 3;  // an exercise the lesson no longer has: ignored
+  a.quizzes["who"] = {1, true};
+  CHECK(hints_for_step(s, &a) == std::vector<int>{0, 1});
+  CHECK(quizzes_for_step(s, &a) == std::vector<QuizAnswer>{QuizAnswer{1, true}});
+
+  // More hints than the exercise has, or an option that is gone, read as less.
+  a.hints["aim"] = 7;
+  a.quizzes["who"] = {5, true};
+  CHECK(hints_for_step(s, &a) == std::vector<int>{2, 1});
+  CHECK(quizzes_for_step(s, &a) == std::vector<QuizAnswer>{QuizAnswer{}});
+
+  // And back: only what differs from a fresh step is kept.
+  const StepAnswers kept = answers_from_step(s, {2, 0}, {QuizAnswer{0, false}});
+  CHECK(kept.hints.size() == 1);
+  CHECK(kept.hints.at("aim") == 2);
+  CHECK(kept.quizzes.at("who") == QuizAnswer{0, false});
+  CHECK(answers_from_step(s, {0, 0}, {QuizAnswer{}}).empty());
+}
+
 TEST_CASE("corrupt saved state is refused with a reason and leaves the target untouched") {
   LabState target;
   target.lesson = "keep";
@@ -69,7 +138,17 @@ TEST_CASE("corrupt saved state is refused with a reason and leaves the target un
       "",
       "{",
       "[]",
-      "{\"version\": 2}",
+      "{\"version\": 3}",
+      "{\"version\": 2, \"answers\": []}",
+      "{\"version\": 2, \"answers\": {\"a/b\": {\"h\": {\"x\": -1}}}}",
+      "{\"version\": 2, \"answers\": {\"a/b\": {\"h\": {\"x\": 1.5}}}}",
+      "{\"version\": 2, \"answers\": {\"a/b\": {\"h\": {\"x\": 1000}}}}",
+      "{\"version\": 2, \"answers\": {\"a/b\": {\"q\": {\"x\": {\"p\": \"1\"}}}}}",
+      "{\"version\": 2, \"answers\": {\"a/b\": {\"q\": {\"x\": {\"p\": 0, \"c\": 1}}}}}",
+      "{\"version\": 2, \"answers\": {\"a/b\": {\"q\": {\"x\": {\"p\": -1, \"c\": true}}}}}",
+      "{\"version\": 2, \"answers\": {\"a/b\": {\"q\": {\"x\": {\"p\": 0, \"c\": true, \"why\": 1}}}}}",
+      "{\"version\": 2, \"answers\": {\"a/b\": {\"q\": {\"x\": 2}}}}",
+      "{\"version\": 2, \"answers\": {\"a/b\": {\"hints\": {}}}}",
       "{\"version\": 1, \"lang\": \"fr\"}",
       "{\"version\": 1, \"step\": -1}",
       "{\"version\": 1, \"edits\": {\"a/b\": {\"m\": {\"q\": [[1, null]]}}}}",

@@ -1,0 +1,105 @@
+// Exercises solved the way a learner solves them: by dragging with the mouse,
+// never with the stored solution. The target of each drag is worked out from
+// where the plot draws the arrow heads (widgets()), not from the plot's code.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openLab, state, widgets, frames, screenshotVariety } from './harness.mjs';
+
+let lab;
+before(async () => { lab = await openLab(); });
+after(async () => { await lab?.close(); });
+
+const centre = (w) => ({ x: w.rect.x + w.rect.width / 2, y: w.rect.y + w.rect.height / 2 });
+const exercise = (s, id) => s.exercises.find((e) => e.id === id);
+
+// The plane's mapping from data to screen, fitted to the arrow heads on screen:
+// x_screen = cx + scale * x, y_screen = cy - scale * y (least squares per axis).
+async function planeOf(page, matrices) {
+  const s = await state(page), ws = await widgets(page);
+  const pts = [];
+  for (const name of matrices) {
+    s.values[name].forEach((row, r) => {
+      const w = ws.find((x) => x.id === `drag:${name}:${r}`);
+      // A handle clipped by the window edge has a shifted centre: leave it out.
+      if (w && Math.abs(w.rect.width - w.rect.height) < 0.5) pts.push({ x: row[0], y: row[1], ...screen(w) });
+    });
+  }
+  function screen(w) { const c = centre(w); return { sx: c.x, sy: c.y }; }
+  const fit = (us, vs) => {
+    const n = us.length, mu = us.reduce((a, b) => a + b) / n, mv = vs.reduce((a, b) => a + b) / n;
+    let num = 0, den = 0;
+    us.forEach((u, i) => { num += (u - mu) * (vs[i] - mv); den += (u - mu) ** 2; });
+    const slope = num / den;
+    return { slope, offset: mv - slope * mu };
+  };
+  assert.ok(pts.length >= 3, `only ${pts.length} arrow heads on screen`);
+  const fx = fit(pts.map((p) => p.x), pts.map((p) => p.sx));
+  const fy = fit(pts.map((p) => p.y), pts.map((p) => p.sy));
+  // Both axes share one scale (the plane is square), y pointing up.
+  assert.ok(fx.slope > 10, `x scale ${fx.slope}`);
+  assert.ok(Math.abs(fx.slope + fy.slope) / fx.slope < 0.03, `x scale ${fx.slope}, y scale ${-fy.slope}`);
+  return { toScreen: (x, y) => ({ x: fx.offset + fx.slope * x, y: fy.offset + fy.slope * y }) };
+}
+
+// Presses on an arrow head, moves in small steps to (x, y) in data units, lets go.
+async function dragHead(page, id, plane, x, y) {
+  const w = (await widgets(page)).find((v) => v.id === id);
+  assert.ok(w, `${id} is not on screen`);
+  const from = centre(w), to = plane.toScreen(x, y);
+  await page.mouse.move(from.x, from.y);
+  await frames(page, 2);  // hovered first, as a real pointer would be
+  await page.mouse.down();
+  await frames(page, 2);
+  for (let i = 1; i <= 12; i++) {
+    await page.mouse.move(from.x + ((to.x - from.x) * i) / 12, from.y + ((to.y - from.y) * i) / 12);
+    if (i % 3 === 0) await frames(page, 1);
+  }
+  await frames(page, 2);
+  await page.mouse.up();
+  await frames(page, 3);
+}
+
+const dot = (a, b) => a[0] * b[0] + a[1] * b[1];
+
+test('"favour mice" is met by dragging the query arrow towards k_mice', async () => {
+  const { page } = lab;
+  assert.ok(await page.evaluate(() => window.attnlab.goto('inside-the-score', 0)));
+  await frames(page);
+  const before = await state(page);
+  assert.equal(before.demo, 'dot_geometry');
+  assert.equal(exercise(before, 'favour-mice').met, false);
+  const [kCats, kChase, kMice] = before.values.k;
+  // Aim q along k_mice, a little longer than it.
+  const len = Math.hypot(kMice[0], kMice[1]), target = [1.2 * kMice[0] / len, 1.2 * kMice[1] / len];
+  const plane = await planeOf(page, ['q', 'k']);
+  await dragHead(page, 'drag:q:0', plane, target[0], target[1]);
+
+  const after = await state(page);
+  const q = after.values.q[0];
+  // Pixels are whole, values are rounded to 0.01: the arrow lands within ~2 px.
+  assert.ok(Math.hypot(q[0] - target[0], q[1] - target[1]) < 0.06, `q = ${q}, aimed at ${target}`);
+  assert.deepEqual(after.values.k, before.values.k, 'only q moved');
+  assert.ok(after.edited);
+  // The core's dots are q · k, and the exercise reports success.
+  after.outputs.dots[0].forEach((d, j) => assert.ok(Math.abs(d - dot(q, after.values.k[j])) < 1e-4));
+  assert.ok(dot(q, kMice) > dot(q, kCats) && dot(q, kMice) > dot(q, kChase));
+  assert.equal(exercise(after, 'favour-mice').met, true);
+  await screenshotVariety(page, 'exercise-favour-mice-dragged');
+});
+
+test('"right angle" is met by dragging the query arrow square to k_cats', async () => {
+  const { page } = lab;
+  const before = await state(page);
+  assert.equal(exercise(before, 'right-angle').met, false);
+  const kCats = before.values.k[0];
+  // At right angles to k_cats, turned left, length 1.
+  const len = Math.hypot(kCats[0], kCats[1]), target = [-kCats[1] / len, kCats[0] / len];
+  const plane = await planeOf(page, ['q', 'k']);
+  await dragHead(page, 'drag:q:0', plane, target[0], target[1]);
+  const after = await state(page);
+  const d = after.outputs.dots[0][0];
+  assert.ok(Math.abs(d) < 0.05, `q · k_cats = ${d} with q = ${after.values.q[0]}`);
+  assert.equal(exercise(after, 'right-angle').met, true);
+  await screenshotVariety(page, 'exercise-right-angle-dragged');
+  assert.deepEqual(lab.consoleErrors, []);
+});
