@@ -233,10 +233,11 @@ void lab_set_setting(LabApp& app, const std::string& name, const std::string& va
   restart_experiment(app);
 }
 
-double lab_speed_budget_ms(const std::string& speed) {
-  if (speed == "slow") return 0.0;   // one unit of work per frame
-  if (speed == "fast") return 20.0;  // + drawing stays under 33 ms: 30 fps or better
-  return 8.0;
+double lab_speed_budget_ms(const LabApp& app) {
+  if (app.speed == "slow") return 0.0;   // one unit of work per frame
+  if (app.speed == "fast") return 20.0;  // as much as a 30 fps frame can hold
+  // normal: what the display slot leaves after drawing (attn::frame_budget_ms)
+  return attn::frame_budget_ms(app.frame_ms, app.work_ms_smoothed);
 }
 
 void lab_train(LabApp& app, const std::string& action, const std::string& speed) {
@@ -422,9 +423,11 @@ void toolbar(LabApp& app, const attn::Lesson& lesson, ui::Nav& nav) {
 void advance_experiment(LabApp& app) {
   if (!app.experiment || !app.running) return;
   const double t0 = platform::now_ms();
-  app.experiment->advance(lab_speed_budget_ms(app.speed));
+  app.experiment->advance(lab_speed_budget_ms(app));
   if (app.experiment->done()) app.running = false;
-  app.frame_compute_ms += platform::now_ms() - t0;
+  const double work = platform::now_ms() - t0;
+  app.work_ms_smoothed = app.work_ms_smoothed > 0.0 ? 0.9 * app.work_ms_smoothed + 0.1 * work : work;
+  app.frame_compute_ms += work;
   recompute(app);
 }
 

@@ -44,6 +44,7 @@ struct LabApp {
   double last_frame_at = 0.0;
   double frame_compute_ms = 0.0;
   double frame_compute_shown = 0.0;  // the last complete frame's compute
+  double work_ms_smoothed = 0.0;     // experiment work per frame, smoothed like frame_ms
   double ui_ms = 0.0;  // smoothed time to lay out the interface, not counting compute
   long frames = 0;
   bool dirty = false;         // state changed since it was last saved
@@ -80,8 +81,9 @@ std::string lab_share_link(LabApp& app);  // also copies it to the clipboard
 
 // Live experiments: start / pause, one step, start again, speed.
 void lab_train(LabApp& app, const std::string& action, const std::string& speed = "");
-// Milliseconds of experiment work per frame at each speed ("slow" = one unit).
-double lab_speed_budget_ms(const std::string& speed);
+// Milliseconds of experiment work for the next frame at app.speed ("slow" = one
+// unit; "normal" adapts to the frame rate, see attn::frame_budget_ms).
+double lab_speed_budget_ms(const LabApp& app);
 
 // Writes the state to storage if it changed (at most every `min_interval_ms`).
 void lab_save(LabApp& app, double min_interval_ms = 250.0);

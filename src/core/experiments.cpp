@@ -790,6 +790,16 @@ class TimingExperiment : public Experiment {
 }  // namespace
 
 // ---------------------------------------------------------------- 9 the factory
+double frame_budget_ms(double frame_ms, double work_ms) {
+  // Frame targets: a 60 Hz slot, or a 30 fps frame with over 20% to spare (browsers
+  // do not always wait for the next slot, and 30 fps must hold with noise).
+  constexpr double kFast = 1000.0 / 60.0, kSlow = 26.0, kMargin = 2.0;
+  if (!(frame_ms > 0.0) || !(work_ms >= 0.0)) return 8.0;  // nothing measured yet
+  const double rest = std::max(0.0, frame_ms - work_ms);
+  const double target = rest < 10.0 ? kFast : kSlow;
+  return std::clamp(target - rest - kMargin, 2.0, 20.0);
+}
+
 bool is_experiment_demo(const std::string& demo) {
   return demo == "timing" || demo.rfind("train_", 0) == 0;
 }

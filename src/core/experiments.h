@@ -59,6 +59,14 @@ class Experiment {
   virtual double work_ms() const = 0;
 };
 
+// How many milliseconds of experiment work fit in the next frame while the page
+// keeps at least 30 frames per second. The rest of the frame (drawing, the
+// browser) is what it is; the budget fills the time left to a target frame
+// time: 16.7 ms (60 fps) when the rest is under 10 ms, else 26 ms (30 fps with
+// over 20% to spare). Between 2 and 20 ms. frame_ms: recent time between frames;
+// work_ms: experiment work in those frames.
+double frame_budget_ms(double frame_ms, double work_ms);
+
 // True for the demos that are experiments (train_*, timing).
 bool is_experiment_demo(const std::string& demo);
 

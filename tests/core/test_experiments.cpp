@@ -163,3 +163,16 @@ TEST_CASE("timing measures one length per unit, every time positive") {
   CHECK(out.mats.at("times").rows() == 3);
   CHECK(out.mats.at("times").cols() == 2);
 }
+
+TEST_CASE("the frame budget fills what drawing leaves of a 60 fps or a 38 fps frame") {
+  CHECK(attn::frame_budget_ms(0.0, 0.0) == 8.0);  // nothing measured yet
+  CHECK(attn::frame_budget_ms(NAN, 1.0) == 8.0);
+  // Drawing takes 6 ms: 60 fps is in reach, about 8.7 ms of work fit.
+  CHECK(attn::frame_budget_ms(14.0, 8.0) == doctest::Approx(1000.0 / 60.0 - 6.0 - 2.0).epsilon(1e-6));
+  // Drawing takes 15 ms: aim at 26 ms frames, so 9 ms of work.
+  CHECK(attn::frame_budget_ms(25.0, 10.0) == doctest::Approx(26.0 - 15.0 - 2.0).epsilon(1e-6));
+  // A slow machine: at least 2 ms, so training still moves.
+  CHECK(attn::frame_budget_ms(80.0, 1.0) == 2.0);
+  // A fast one: never more than 20 ms.
+  CHECK(attn::frame_budget_ms(4.0, 0.0) <= 20.0);
+}
