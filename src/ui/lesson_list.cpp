@@ -18,7 +18,9 @@ int lesson_list(const LessonListView& view) {
     // Long titles wrap (under the title, not under the number) instead of being cut.
     const std::string number = std::to_string(i + 1) + ". ", title = l.title.get(view.lang);
     const ImVec2 start = ImGui::GetCursorScreenPos();
-    const float indent = ImGui::CalcTextSize("8. ").x, wrap = ImGui::GetContentRegionAvail().x - indent - 4.0f;
+    // Titles line up after the widest number ("12. "), so two digits never overlap them.
+    const float indent = ImGui::CalcTextSize((std::to_string(view.lessons->size()) + ". ").c_str()).x;
+    const float wrap = ImGui::GetContentRegionAvail().x - indent - 4.0f;
     const std::vector<std::string_view> lines = wrap_lines(title, wrap);
     const float line = ImGui::GetTextLineHeight(), pad = line * 0.3f;
     const float text_h = float(lines.size()) * line + float(lines.size() - 1) * 2.0f;

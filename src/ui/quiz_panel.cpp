@@ -63,8 +63,8 @@ QuizAction quiz_panel(const QuizzesView& view) {
         ImGui::TextDisabled("%s", text::pick_first.get(lang));
       }
     } else {
-      const bool right = state.picked == quiz.answer;
-      if (right) {
+      const bool correct = state.picked == quiz.answer;
+      if (correct) {
         ImGui::TextColored(green, "%s", text::right.get(lang));
       } else {
         ImGui::TextColored(red, "%s", text::wrong.get(lang));
