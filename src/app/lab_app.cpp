@@ -609,6 +609,17 @@ Value lab_state_json(const LabApp& app) {
   s.set("uiMs", app.ui_ms);
   s.set("frameComputeMs", app.frame_compute_shown);
   s.set("frames", double(app.frames));
+  // What the last frame handed the GPU (ImGui's draw lists), for the frame-rate work.
+  if (const ImDrawData* dd = ImGui::GetDrawData(); dd && dd->Valid) {
+    int cmds = 0;
+    for (int i = 0; i < dd->CmdListsCount; ++i) cmds += dd->CmdLists[i]->CmdBuffer.Size;
+    Value d = Value::object();
+    d.set("lists", dd->CmdListsCount);
+    d.set("commands", cmds);
+    d.set("vertices", dd->TotalVtxCount);
+    d.set("indices", dd->TotalIdxCount);
+    s.set("draw", std::move(d));
+  }
   return s;
 }
 

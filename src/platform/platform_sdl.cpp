@@ -1,12 +1,12 @@
 // platform_sdl.cpp: SDL2 window + OpenGL 3.0 (native) or WebGL2 / GLES 3.0 (web),
-// Dear ImGui backends, and one frame of event handling and rendering.
+// Dear ImGui's SDL2 backend with the lab's own GL renderer (gl_renderer.h), and one frame of event handling and rendering.
 // The loop itself is in main_loop_native.cpp or main_loop_web.cpp (chosen by CMake).
 #include "platform/platform.h"
 #include "platform/platform_internal.h"
+#include "platform/gl_renderer.h"
 
 #include <SDL.h>
 #include <imgui.h>
-#include <imgui_impl_opengl3.h>
 #include <imgui_impl_sdl.h>
 
 #if defined(__EMSCRIPTEN__)
@@ -79,8 +79,7 @@ void build_fonts(float ratio) {
       std::fprintf(stderr, "platform: could not load font %s; Chinese text will not show\n", g_desc.cjk_font_path);
   }
   io.FontGlobalScale = 1.0f / ratio;
-  ImGui_ImplOpenGL3_DestroyFontsTexture();
-  ImGui_ImplOpenGL3_CreateFontsTexture();
+  gl::upload_fonts();
   g_font_ratio = ratio;
 }
 
@@ -130,7 +129,6 @@ std::string init(const Desc& desc) {
   if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) return std::string("SDL_Init failed: ") + SDL_GetError();
 
 #if defined(__EMSCRIPTEN__)
-  const char* glsl_version = "#version 300 es";
   SDL_GL_SetAttribute(SDL_GL_CONTEXT_FLAGS, 0);
   SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_ES);
   SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
@@ -143,7 +141,6 @@ std::string init(const Desc& desc) {
     w = int(cw), h = int(ch);
   }
 #else
-  const char* glsl_version = "#version 130";
   SDL_GL_SetAttribute(SDL_GL_CONTEXT_FLAGS, 0);
   SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
   SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
@@ -167,7 +164,7 @@ std::string init(const Desc& desc) {
   io.IniFilename = nullptr;  // layout is ours; the learner's state is saved by the app
   io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
   ImGui_ImplSDL2_InitForOpenGL(g_window, g_gl);
-  ImGui_ImplOpenGL3_Init(glsl_version);
+  if (std::string e = gl::init(); !e.empty()) return e;
   build_fonts(pixel_ratio());
   return "";
 }
@@ -222,7 +219,6 @@ bool frame(FrameFn fn, void* user) {
   const float ratio = pixel_ratio();
   if (std::abs(ratio - g_font_ratio) > 0.01f) build_fonts(ratio);
 
-  ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplSDL2_NewFrame();
   ImGui::NewFrame();
   if (!fn(user)) keep = false;
@@ -233,13 +229,13 @@ bool frame(FrameFn fn, void* user) {
   glViewport(0, 0, dw, dh);
   glClearColor(1.0f, 1.0f, 1.0f, 1.0f);  // the windows' background (theme.cpp)
   glClear(GL_COLOR_BUFFER_BIT);
-  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  gl::render(ImGui::GetDrawData());
   SDL_GL_SwapWindow(g_window);
   return keep;
 }
 
 void shutdown() {
-  ImGui_ImplOpenGL3_Shutdown();
+  gl::shutdown();
   ImGui_ImplSDL2_Shutdown();
   ImGui::DestroyContext();
   SDL_GL_DeleteContext(g_gl);
