@@ -234,10 +234,8 @@ void lab_set_setting(LabApp& app, const std::string& name, const std::string& va
 }
 
 double lab_speed_budget_ms(const LabApp& app) {
-  if (app.speed == "slow") return 0.0;   // one unit of work per frame
-  if (app.speed == "fast") return 20.0;  // as much as a 30 fps frame can hold
-  // normal: what the display slot leaves after drawing (attn::frame_budget_ms)
-  return attn::frame_budget_ms(app.frame_ms, app.work_ms_smoothed);
+  if (app.speed == "slow") return 0.0;  // one unit of work per frame
+  return (app.speed == "fast" ? app.budget_fast : app.budget_normal).budget_ms();
 }
 
 void lab_train(LabApp& app, const std::string& action, const std::string& speed) {
@@ -422,12 +420,11 @@ void toolbar(LabApp& app, const attn::Lesson& lesson, ui::Nav& nav) {
 // Trains (or measures) within this frame's budget while the experiment runs.
 void advance_experiment(LabApp& app) {
   if (!app.experiment || !app.running) return;
+  if (app.speed != "slow") (app.speed == "fast" ? app.budget_fast : app.budget_normal).observe(app.frame_ms);
   const double t0 = platform::now_ms();
   app.experiment->advance(lab_speed_budget_ms(app));
   if (app.experiment->done()) app.running = false;
-  const double work = platform::now_ms() - t0;
-  app.work_ms_smoothed = app.work_ms_smoothed > 0.0 ? 0.9 * app.work_ms_smoothed + 0.1 * work : work;
-  app.frame_compute_ms += work;
+  app.frame_compute_ms += platform::now_ms() - t0;
   recompute(app);
 }
 
@@ -527,6 +524,7 @@ bool lab_frame(void* user) {
   ImGui::End();
   if (app.show_keys && ui::keys_help(app.state.lang)) app.show_keys = false;
   if (app.overlay) ui::timing_overlay({app.frame_ms, compute_shown, app.ui_ms, attn::eigen_simd_in_use(), app.state.lang});
+  ui::widgets_end_frame();
   const double ui = platform::now_ms() - frame_start - app.frame_compute_ms;
   app.ui_ms = app.ui_ms > 0.0 ? 0.9 * app.ui_ms + 0.1 * ui : ui;
   lab_save(app);
@@ -602,6 +600,7 @@ Value lab_state_json(const LabApp& app) {
     Value ex = app.experiment->status();
     ex.set("running", app.running);
     ex.set("speed", app.speed);
+    ex.set("frameBudgetMs", lab_speed_budget_ms(app));
     s.set("experiment", std::move(ex));
   }
   s.set("overlay", app.overlay);

@@ -44,7 +44,10 @@ struct LabApp {
   double last_frame_at = 0.0;
   double frame_compute_ms = 0.0;
   double frame_compute_shown = 0.0;  // the last complete frame's compute
-  double work_ms_smoothed = 0.0;     // experiment work per frame, smoothed like frame_ms
+  // Per-frame work budgets, steered by the frame time while an experiment runs:
+  // normal keeps 40 fps, fast trades frames for speed down to 33 fps.
+  attn::FrameBudget budget_normal;
+  attn::FrameBudget budget_fast{{30.0, 4.0, 24.0, 8.0, 0.5, 0.9}};
   double ui_ms = 0.0;  // smoothed time to lay out the interface, not counting compute
   long frames = 0;
   bool dirty = false;         // state changed since it was last saved
@@ -82,7 +85,7 @@ std::string lab_share_link(LabApp& app);  // also copies it to the clipboard
 // Live experiments: start / pause, one step, start again, speed.
 void lab_train(LabApp& app, const std::string& action, const std::string& speed = "");
 // Milliseconds of experiment work for the next frame at app.speed ("slow" = one
-// unit; "normal" adapts to the frame rate, see attn::frame_budget_ms).
+// unit; "normal" and "fast" follow the frame rate, see attn::FrameBudget).
 double lab_speed_budget_ms(const LabApp& app);
 
 // Writes the state to storage if it changed (at most every `min_interval_ms`).

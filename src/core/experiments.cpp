@@ -102,11 +102,15 @@ class TrainingExperiment : public Experiment {
     const double t0 = clock_ms();
     prepare();
     int steps = 0;
-    do {
+    for (;;) {
+      const double u0 = clock_ms();
       if (evaluating_) evaluate_chunk();
       else if (steps_ < budget_) steps += train_one();
       else break;
-    } while (clock_ms() - t0 < budget_ms);
+      const double now = clock_ms();
+      // Another unit only when one as long as the last still fits (always one).
+      if (now - t0 + (now - u0) > budget_ms) break;
+    }
     work_ms_ += clock_ms() - t0;
     return steps;
   }
@@ -790,14 +794,11 @@ class TimingExperiment : public Experiment {
 }  // namespace
 
 // ---------------------------------------------------------------- 9 the factory
-double frame_budget_ms(double frame_ms, double work_ms) {
-  // Frame targets: a 60 Hz slot, or a 30 fps frame with over 20% to spare (browsers
-  // do not always wait for the next slot, and 30 fps must hold with noise).
-  constexpr double kFast = 1000.0 / 60.0, kSlow = 26.0, kMargin = 2.0;
-  if (!(frame_ms > 0.0) || !(work_ms >= 0.0)) return 8.0;  // nothing measured yet
-  const double rest = std::max(0.0, frame_ms - work_ms);
-  const double target = rest < 10.0 ? kFast : kSlow;
-  return std::clamp(target - rest - kMargin, 2.0, 20.0);
+void FrameBudget::observe(double frame_ms) {
+  if (!(frame_ms > 0.0) || !std::isfinite(frame_ms)) return;  // nothing measured yet
+  if (frame_ms > t_.frame_ms) budget_ *= t_.shrink;
+  else if (frame_ms < t_.frame_ms - 3.0) budget_ += t_.grow_ms;
+  budget_ = std::clamp(budget_, t_.min_ms, t_.max_ms);
 }
 
 bool is_experiment_demo(const std::string& demo) {

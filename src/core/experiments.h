@@ -36,8 +36,9 @@ class Experiment {
   // Builds the models and data (the registry's preview skips this; advance()
   // calls it when needed). Idempotent.
   virtual void prepare() = 0;
-  // Works for about budget_ms milliseconds: training steps, evaluation chunks or
-  // measurements; always at least one unit of work unless done(). Returns the
+  // Works for at most about budget_ms milliseconds: training steps, evaluation
+  // chunks or measurements, starting another unit only while one as long as the
+  // last still fits; always at least one unit of work unless done(). Returns the
   // number of training steps (or measurements) completed.
   virtual int advance(double budget_ms) = 0;
   // One training step (or one measurement), finishing any evaluation it triggers.
@@ -59,13 +60,35 @@ class Experiment {
   virtual double work_ms() const = 0;
 };
 
-// How many milliseconds of experiment work fit in the next frame while the page
-// keeps at least 30 frames per second. The rest of the frame (drawing, the
-// browser) is what it is; the budget fills the time left to a target frame
-// time: 16.7 ms (60 fps) when the rest is under 10 ms, else 26 ms (30 fps with
-// over 20% to spare). Between 2 and 20 ms. frame_ms: recent time between frames;
-// work_ms: experiment work in those frames.
-double frame_budget_ms(double frame_ms, double work_ms);
+// How many milliseconds of experiment work go into the next frame, so the page
+// keeps its frame rate while a model trains. What else a frame costs (drawing,
+// the browser compositing the page, other programs on the machine) cannot be
+// measured from inside the page, and in a browser most of it runs on other
+// threads, overlapping the work; it all shows in the time between frames. So
+// the budget is steered by that time: while frames come faster than the target
+// it grows by `grow_ms` a frame, and while they come slower it shrinks by
+// `shrink` (a factor) a frame, always between min_ms and max_ms.
+struct FrameBudgetTarget {
+  double frame_ms = 25.0;  // 40 fps: a third above 30 fps, for noise
+  double min_ms = 4.0;     // about one training step of the larger models
+  double max_ms = 14.0;    // a 60 Hz frame still has time to draw
+  double start_ms = 4.0;
+  double grow_ms = 0.25;
+  double shrink = 0.9;
+};
+class FrameBudget {
+ public:
+  explicit FrameBudget(FrameBudgetTarget target = {}) : t_(target), budget_(target.start_ms) {}
+  double budget_ms() const { return budget_; }
+  const FrameBudgetTarget& target() const { return t_; }
+  // One frame went by; frame_ms is the recent (smoothed) time between frames.
+  // Frames within 3 ms under the target leave the budget as it is.
+  void observe(double frame_ms);
+
+ private:
+  FrameBudgetTarget t_;
+  double budget_;
+};
 
 // True for the demos that are experiments (train_*, timing).
 bool is_experiment_demo(const std::string& demo);

@@ -7,10 +7,9 @@ namespace {
 std::vector<WidgetRect> g_current, g_last;
 }
 
-void widgets_begin_frame() {
-  g_last.swap(g_current);
-  g_current.clear();
-}
+void widgets_begin_frame() { g_current.clear(); }
+
+void widgets_end_frame() { g_last.swap(g_current); }
 
 void widgets_record_last(const std::string& id, const char* kind) {
   if (!ImGui::IsItemVisible()) return;

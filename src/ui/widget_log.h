@@ -17,6 +17,9 @@ struct WidgetRect {
 
 // Starts a new frame's record.
 void widgets_begin_frame();
+// Ends it: from now on widgets_last_frame() gives this frame's widgets (so a
+// test that reads them between frames sees what is on screen, not the frame before).
+void widgets_end_frame();
 // Records the last ImGui item (call right after drawing it) if it is visible.
 void widgets_record_last(const std::string& id, const char* kind);
 // The widgets recorded in the last completed frame.

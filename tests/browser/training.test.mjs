@@ -1,7 +1,8 @@
 // Training in the page: the toy translator with attention is started with the
 // real Start button and must reach 95% token accuracy on held-out sentences
 // within 10 seconds of in-page training while the page keeps drawing at 30
-// frames per second or more. The figures are printed for the notes.
+// frames per second or more (and no second drops below 25). The figures are
+// printed for the notes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openLab, state, widget, frames, screenshotVariety } from './harness.mjs';
@@ -36,7 +37,7 @@ test('the translator reaches 95% held-out token accuracy within 10 s of in-page 
   const f0 = (await state(page)).frames;
   let reachedMs = -1, reachedStep = -1, samples = [];
   while (Date.now() - t0 < 20000) {
-    await sleep(200);
+    await sleep(250);
     st = await state(page);
     const run = st.experiment.runs[0];
     samples.push({ ms: Date.now() - t0, frames: st.frames, steps: st.experiment.steps, accuracy: run.accuracy });
@@ -48,16 +49,24 @@ test('the translator reaches 95% held-out token accuracy within 10 s of in-page 
   }
   const last = samples[samples.length - 1];
   const fps = ((last.frames - f0) * 1000) / last.ms;
+  // The slowest second of the run (windows of four samples).
+  let worst = Infinity;
+  const withStart = [{ ms: 0, frames: f0 }, ...samples];
+  for (let i = 4; i < withStart.length; i++) {
+    const a = withStart[i - 4], b = withStart[i];
+    worst = Math.min(worst, ((b.frames - a.frames) * 1000) / (b.ms - a.ms));
+  }
   console.log(`in-page training: 95% held-out token accuracy at step ${reachedStep}, ` +
               `${(reachedMs / 1000).toFixed(2)} s after Start; ${fps.toFixed(1)} frames per second while training ` +
-              `(${last.frames - f0} frames in ${(last.ms / 1000).toFixed(2)} s); ` +
-              `${st.experiment.runs[0].msPerStep.toFixed(2)} ms per training step`);
+              `(${last.frames - f0} frames in ${(last.ms / 1000).toFixed(2)} s; slowest second ${worst.toFixed(1)} fps); ` +
+              `${st.experiment.runs[0].msPerStep.toFixed(2)} ms per training step; ` +
+              `work budget ${st.experiment.frameBudgetMs.toFixed(1)} ms per frame`);
   assert.ok(reachedMs > 0, `never reached 95%: ${JSON.stringify(samples.slice(-3))}`);
   assert.ok(reachedMs <= 10000, `took ${reachedMs} ms`);
-  // The goal is 30 fps or more (printed above for the notes). Software WebGL on a
-  // shared 2-core machine measured 27.8 to 33.4 fps here, so the check asserts
-  // what must never happen: the page stalling while it trains.
-  assert.ok(fps >= 20, `the page stalls while training: only ${fps.toFixed(1)} fps`);
+  assert.ok(fps >= 30, `only ${fps.toFixed(1)} frames per second while training`);
+  // The first second also holds the browser compiling the training code at its
+  // top tier (a one-time cost); no second may stall.
+  assert.ok(worst >= 25, `a second of training drew only ${worst.toFixed(1)} frames`);
 
   // The full stop gets almost no weight while "love" is written.
   assert.equal(st.experiment.example.source, '我 爱 中国 。');
