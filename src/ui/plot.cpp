@@ -39,7 +39,8 @@ float tick_step(Range r, int count) {
 
 // Widens r outwards to whole tick steps.
 Range snap(Range r, int count) {
-  if (r.hi - r.lo < 1e-6f) r = {r.lo - 0.5f, r.hi + 0.5f};
+  // All values equal: all zero (nothing measured yet) shows 0..1, not -0.5..0.5.
+  if (r.hi - r.lo < 1e-6f) r = r.lo == 0.0f ? Range{0.0f, 1.0f} : Range{r.lo - 0.5f, r.hi + 0.5f};
   const float s = tick_step(r, count);
   return {std::floor(r.lo / s + 1e-4f) * s, std::ceil(r.hi / s - 1e-4f) * s};
 }

@@ -113,6 +113,12 @@ inline constexpr UiText train_speed{"Speed:", "速度："};
 inline constexpr UiText speed_slow{"slow", "慢"};
 inline constexpr UiText speed_normal{"normal", "中"};
 inline constexpr UiText speed_fast{"fast", "快"};
+inline constexpr UiText speed_slow_tip{"One small piece of training per frame: watch every step",
+                                       "每帧只做一小份训练：可以看清每一步"};
+inline constexpr UiText speed_normal_tip{"Trains as much as keeps the page at about 40 frames per second",
+                                         "在页面保持每秒约 40 帧的前提下尽量多训练"};
+inline constexpr UiText speed_fast_tip{"Gives training more of each frame; the page draws about 33 frames per second",
+                                       "让训练占用每帧更多时间；页面每秒约画 33 帧"};
 inline constexpr UiText train_progress{"%ld of %ld", "%ld / %ld"};
 inline constexpr UiText train_finished{"Finished", "已完成"};
 inline constexpr UiText overlay_title{"Timing (T to hide)", "计时（按 T 隐藏）"};

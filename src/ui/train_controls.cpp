@@ -39,7 +39,10 @@ TrainAction train_controls(const TrainControlsView& view) {
   const struct {
     const char* id;
     const UiText* label;
-  } speeds[] = {{"slow", &text::speed_slow}, {"normal", &text::speed_normal}, {"fast", &text::speed_fast}};
+    const UiText* tip;
+  } speeds[] = {{"slow", &text::speed_slow, &text::speed_slow_tip},
+                {"normal", &text::speed_normal, &text::speed_normal_tip},
+                {"fast", &text::speed_fast, &text::speed_fast_tip}};
   for (const auto& s : speeds) {
     ImGui::SameLine(0.0f, 2.0f);
     const bool on = view.speed == s.id;
@@ -54,6 +57,7 @@ TrainAction train_controls(const TrainControlsView& view) {
       action.speed = s.id;
     }
     if (on) ImGui::PopStyleColor(4);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.tip->get(lang));
     widgets_record_last(std::string("train:speed:") + s.id, "button");
   }
 

@@ -5,6 +5,8 @@
 // evaluation.
 #include "core/train/sequence_classifier.h"
 
+#include <algorithm>
+
 #include "core/train/kernels.h"
 #include "core/train/loss.h"
 
@@ -157,18 +159,36 @@ void SequenceClassifier::backward(const std::vector<int>& tokens, Trace& tr, con
 // ---------------------------------------------------------------- 4 training and evaluation
 float SequenceClassifier::forward_backward(const std::vector<data::LabeledSequence>& set,
                                            const std::vector<int>& batch) {
-  zero_grads(params());
+  begin_step();
   if (batch.empty()) return 0.0f;
+  accumulate(set, batch, 0, int(batch.size()));
+  return float(part_total_ / double(batch.size()));
+}
+
+void SequenceClassifier::begin_step() {
+  zero_grads(params());
+  part_total_ = 0.0;
+}
+
+void SequenceClassifier::accumulate(const std::vector<data::LabeledSequence>& set, const std::vector<int>& batch,
+                                    int begin, int end) {
+  if (batch.empty()) return;
   const float scale = 1.0f / float(batch.size());
-  double total = 0.0;
   std::vector<float> dlogits(desc_.classes);
-  for (int i : batch) {
+  for (int k = std::max(0, begin); k < std::min(end, int(batch.size())); ++k) {
+    const int i = batch[size_t(k)];
     Trace tr;
     forward(set[i].tokens, tr);
-    total += softmax_cross_entropy_row(tr.logits.data(), desc_.classes, set[i].label, dlogits.data(), scale);
+    part_total_ += softmax_cross_entropy_row(tr.logits.data(), desc_.classes, set[i].label, dlogits.data(), scale);
     backward(set[i].tokens, tr, dlogits.data());
   }
-  return float(total / double(batch.size()));
+}
+
+float SequenceClassifier::finish_step(const std::vector<int>& batch) {
+  const float l = batch.empty() ? 0.0f : float(part_total_ / double(batch.size()));
+  optimizer.step(params());
+  ++steps_;
+  return l;
 }
 
 float SequenceClassifier::loss(const std::vector<data::LabeledSequence>& set, const std::vector<int>& batch) const {

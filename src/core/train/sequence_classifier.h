@@ -54,6 +54,14 @@ class SequenceClassifier {
   float forward_backward(const std::vector<data::LabeledSequence>& set, const std::vector<int>& batch);
   float loss(const std::vector<data::LabeledSequence>& set, const std::vector<int>& batch) const;
   float train_step(const std::vector<data::LabeledSequence>& set, const std::vector<int>& batch);
+  // The same step in parts, so a page can spread a long one over frames:
+  // begin_step(), then accumulate() over consecutive ranges [begin, end) of the
+  // batch, then finish_step(), which updates the weights and returns the mean
+  // loss. The examples are visited in the same order as train_step(), so the
+  // gradients, weights and loss are bit for bit the same.
+  void begin_step();
+  void accumulate(const std::vector<data::LabeledSequence>& set, const std::vector<int>& batch, int begin, int end);
+  float finish_step(const std::vector<int>& batch);
   EvalResult evaluate(const std::vector<data::LabeledSequence>& set) const;
   int predict(const std::vector<int>& tokens) const;
   // Attention only: weights[l][head] (n, n) of block l; empty for recurrent kinds.
@@ -74,6 +82,7 @@ class SequenceClassifier {
 
   SequenceClassifierDesc desc_;
   long steps_ = 0;
+  double part_total_ = 0.0;  // loss summed over the examples accumulated so far
   Embedding embed_;
   RecurrentLayer rnn_;
   std::vector<Block> blocks_;

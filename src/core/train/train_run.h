@@ -68,6 +68,15 @@ class TrainRun {
 
   // One mini-batch step; returns its loss (also appended to losses()).
   float step();
+  // One step in parts, for a page that must not spend a long step in one frame:
+  // each call works through at most max_examples of the batch (the first call
+  // draws it), and the call that finishes it updates the weights and returns
+  // true (its loss is then losses().back()). Losses and weights are exactly those
+  // of step(). Only the long-range classifiers, whose steps are the slow ones,
+  // split; the other models take the whole step in the first call.
+  bool step_part(int max_examples);
+  // True between the first and the last call of a step taken in parts.
+  bool mid_step() const { return !part_batch_.empty(); }
   // Steps until budget_ms milliseconds are used (at least one, at most max_steps).
   int run_for(double budget_ms, int max_steps = 1 << 30);
   // Loss and accuracy on the held-out split (translation: greedy token accuracy).
@@ -104,6 +113,8 @@ class TrainRun {
   RunDesc desc_;
   BatchOrder order_;
   std::vector<float> losses_;
+  std::vector<int> part_batch_;  // the batch of a step taken in parts
+  int part_pos_ = 0;             // its examples done so far
   data::TranslationCorpus corpus_;
   data::LongRangeData long_range_data_;
   data::SentimentData sentiment_data_;
