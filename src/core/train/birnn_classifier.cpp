@@ -56,17 +56,14 @@ void BiRnnClassifier::forward(const std::vector<int>& ids, Trace& tr) const {
 
 float BiRnnClassifier::forward_backward(const std::vector<data::Review>& set, const std::vector<int>& batch) {
   zero_grads(params());
-  if (batch.empty()) return 0.0f;
   const int H = desc_.hidden;
-  const float scale = 1.0f / float(batch.size());
-  double total = 0.0;
-  for (int i : batch) {
+  return mean_over_batch(batch, [&](int i, float scale) {
     const std::vector<int>& ids = set[i].ids;
     const int n = int(ids.size());
     Trace tr;
     forward(ids, tr);
     Mat dlogit(1, 1), dpooled;
-    total += binary_cross_entropy_logit(tr.logit(0, 0), float(set[i].label), &dlogit(0, 0), scale);
+    const float l = binary_cross_entropy_logit(tr.logit(0, 0), float(set[i].label), &dlogit(0, 0), scale);
     out_.backward(tr.pooled, dlogit, &dpooled);
     Mat dHs;
     if (desc_.pooling == PoolingKind::attention) {
@@ -81,19 +78,16 @@ float BiRnnClassifier::forward_backward(const std::vector<data::Review>& set, co
     recurrent_backward(backward_rnn_, tr.bwd, dH_b, &dX_b);
     for (Eigen::Index k = 0; k < dX_f.size(); ++k) dX_f.data()[k] += dX_b.data()[k];
     embed_.backward(ids, dX_f);
-  }
-  return float(total / double(batch.size()));
+    return l;
+  });
 }
 
 float BiRnnClassifier::loss(const std::vector<data::Review>& set, const std::vector<int>& batch) const {
-  if (batch.empty()) return 0.0f;
-  double total = 0.0;
-  for (int i : batch) {
+  return mean_over_batch(batch, [&](int i, float) {
     Trace tr;
     forward(set[i].ids, tr);
-    total += binary_cross_entropy_logit(tr.logit(0, 0), float(set[i].label), nullptr, 1.0f);
-  }
-  return float(total / double(batch.size()));
+    return binary_cross_entropy_logit(tr.logit(0, 0), float(set[i].label), nullptr, 1.0f);
+  });
 }
 
 float BiRnnClassifier::train_step(const std::vector<data::Review>& set, const std::vector<int>& batch) {
@@ -104,22 +98,12 @@ float BiRnnClassifier::train_step(const std::vector<data::Review>& set, const st
 }
 
 EvalResult BiRnnClassifier::evaluate(const std::vector<data::Review>& set) const {
-  EvalResult ev;
-  double total = 0.0;
-  int right = 0;
-  for (const data::Review& r : set) {
+  return evaluate_examples(set, [&](const data::Review& r) {
     Trace tr;
     forward(r.ids, tr);
     const float z = tr.logit(0, 0);
-    total += binary_cross_entropy_logit(z, float(r.label), nullptr, 1.0f);
-    right += (z > 0.0f) == (r.label == 1);
-  }
-  ev.count = int(set.size());
-  if (ev.count) {
-    ev.loss = float(total / ev.count);
-    ev.accuracy = float(right) / float(ev.count);
-  }
-  return ev;
+    return ExampleScore{binary_cross_entropy_logit(z, float(r.label), nullptr, 1.0f), (z > 0.0f) == (r.label == 1)};
+  });
 }
 
 float BiRnnClassifier::predict(const std::vector<int>& ids) const {

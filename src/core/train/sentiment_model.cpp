@@ -54,32 +54,26 @@ void SentimentModel::forward(const std::vector<int>& ids, bool training, uint64_
 
 float SentimentModel::forward_backward(const std::vector<data::Review>& set, const std::vector<int>& batch) {
   zero_grads(params());
-  if (batch.empty()) return 0.0f;
-  const float scale = 1.0f / float(batch.size());
-  double total = 0.0;
-  for (int i : batch) {
+  return mean_over_batch(batch, [&](int i, float scale) {
     Trace tr;
     forward(set[i].ids, true, mix_seed(desc_.seed, uint64_t(steps_), uint64_t(i)), tr);
     Mat dlogit(1, 1);
-    total += binary_cross_entropy_logit(tr.logit(0, 0), float(set[i].label), &dlogit(0, 0), scale);
+    const float l = binary_cross_entropy_logit(tr.logit(0, 0), float(set[i].label), &dlogit(0, 0), scale);
     Mat ddropped, dX;
     out_.backward(tr.dropped, dlogit, &ddropped);
     const Mat dZ = mean_rows_backward(apply_mask(ddropped, tr.mask), int(set[i].ids.size()));
     self_attention_backward(attention_, tr.att, dZ, dX);
     embed_.backward(set[i].ids, dX);  // PE is constant: dX passes through the sum
-  }
-  return float(total / double(batch.size()));
+    return l;
+  });
 }
 
 float SentimentModel::loss(const std::vector<data::Review>& set, const std::vector<int>& batch) const {
-  if (batch.empty()) return 0.0f;
-  double total = 0.0;
-  for (int i : batch) {
+  return mean_over_batch(batch, [&](int i, float) {
     Trace tr;
     forward(set[i].ids, true, mix_seed(desc_.seed, uint64_t(steps_), uint64_t(i)), tr);
-    total += binary_cross_entropy_logit(tr.logit(0, 0), float(set[i].label), nullptr, 1.0f);
-  }
-  return float(total / double(batch.size()));
+    return binary_cross_entropy_logit(tr.logit(0, 0), float(set[i].label), nullptr, 1.0f);
+  });
 }
 
 float SentimentModel::train_step(const std::vector<data::Review>& set, const std::vector<int>& batch) {
@@ -90,22 +84,12 @@ float SentimentModel::train_step(const std::vector<data::Review>& set, const std
 }
 
 EvalResult SentimentModel::evaluate(const std::vector<data::Review>& set) const {
-  EvalResult ev;
-  double total = 0.0;
-  int right = 0;
-  for (const data::Review& r : set) {
+  return evaluate_examples(set, [&](const data::Review& r) {
     Trace tr;
     forward(r.ids, false, 0, tr);
     const float z = tr.logit(0, 0);
-    total += binary_cross_entropy_logit(z, float(r.label), nullptr, 1.0f);
-    right += (z > 0.0f) == (r.label == 1);
-  }
-  ev.count = int(set.size());
-  if (ev.count) {
-    ev.loss = float(total / ev.count);
-    ev.accuracy = float(right) / float(ev.count);
-  }
-  return ev;
+    return ExampleScore{binary_cross_entropy_logit(z, float(r.label), nullptr, 1.0f), (z > 0.0f) == (r.label == 1)};
+  });
 }
 
 float SentimentModel::predict(const std::vector<int>& ids) const {

@@ -192,14 +192,11 @@ float SequenceClassifier::finish_step(const std::vector<int>& batch) {
 }
 
 float SequenceClassifier::loss(const std::vector<data::LabeledSequence>& set, const std::vector<int>& batch) const {
-  if (batch.empty()) return 0.0f;
-  double total = 0.0;
-  for (int i : batch) {
+  return mean_over_batch(batch, [&](int i, float) {
     Trace tr;
     forward(set[i].tokens, tr);
-    total += softmax_cross_entropy_row(tr.logits.data(), desc_.classes, set[i].label, nullptr, 1.0f);
-  }
-  return float(total / double(batch.size()));
+    return softmax_cross_entropy_row(tr.logits.data(), desc_.classes, set[i].label, nullptr, 1.0f);
+  });
 }
 
 float SequenceClassifier::train_step(const std::vector<data::LabeledSequence>& set, const std::vector<int>& batch) {
@@ -210,21 +207,12 @@ float SequenceClassifier::train_step(const std::vector<data::LabeledSequence>& s
 }
 
 EvalResult SequenceClassifier::evaluate(const std::vector<data::LabeledSequence>& set) const {
-  EvalResult ev;
-  double total = 0.0;
-  int right = 0;
-  for (const data::LabeledSequence& ex : set) {
+  return evaluate_examples(set, [&](const data::LabeledSequence& ex) {
     Trace tr;
     forward(ex.tokens, tr);
-    total += softmax_cross_entropy_row(tr.logits.data(), desc_.classes, ex.label, nullptr, 1.0f);
-    right += argmax(tr.logits.data(), desc_.classes) == ex.label;
-  }
-  ev.count = int(set.size());
-  if (ev.count) {
-    ev.loss = float(total / ev.count);
-    ev.accuracy = float(right) / float(ev.count);
-  }
-  return ev;
+    return ExampleScore{softmax_cross_entropy_row(tr.logits.data(), desc_.classes, ex.label, nullptr, 1.0f),
+                        argmax(tr.logits.data(), desc_.classes) == ex.label};
+  });
 }
 
 int SequenceClassifier::predict(const std::vector<int>& tokens) const {
