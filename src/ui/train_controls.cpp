@@ -2,6 +2,7 @@
 // Step, Reset, a speed choice and a progress bar.
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "ui/panels.h"
@@ -61,13 +62,17 @@ TrainAction train_controls(const TrainControlsView& view) {
     widgets_record_last(std::string("train:speed:") + s.id, "button");
   }
 
+  // The bar takes what is left of the row, on a row of its own when that is too
+  // little for its text (a narrow window, or longer labels in the other language).
   ImGui::SameLine(0.0f, 20.0f);
+  if (ImGui::GetContentRegionAvail().x < 150.0f) ImGui::NewLine();
+  const float bar_w = std::min(220.0f, ImGui::GetContentRegionAvail().x);
   char overlay[64];
   if (view.finished) std::snprintf(overlay, sizeof overlay, "%s", text::train_finished.get(lang));
   else std::snprintf(overlay, sizeof overlay, text::train_progress.get(lang), view.progress, view.planned);
   const float fraction = view.planned > 0 ? float(view.progress) / float(view.planned) : 0.0f;
   ImGui::PushStyleColor(ImGuiCol_PlotHistogram, view.finished ? ImVec4(0.20f, 0.62f, 0.30f, 1) : ImVec4(0.20f, 0.42f, 0.85f, 1));
-  ImGui::ProgressBar(fraction, ImVec2(220.0f, 0), overlay);
+  ImGui::ProgressBar(fraction, ImVec2(bar_w, 0), overlay);
   ImGui::PopStyleColor();
   widgets_record_last("train:progress", "progress");
   ImGui::PopID();
