@@ -88,6 +88,7 @@ PlotView plot_view(const Ctx& c, const Panel& p, const attn::Mat* m) {
   v.ys = m;
   v.xs = find_mat(c, p.x_source);
   v.series_labels = p.series_labels;
+  v.lang = c.lang;
   if (v.bars) {
     // Bars: groups are rows (row_labels), bars are columns (col_labels). With a
     // single row the bars themselves are labelled below.

@@ -120,6 +120,7 @@ struct PlotView {
   std::vector<std::string> group_labels;   // bars: below each group (or each bar when one group)
   float max_width = 0.0f;                  // 0 = default size
   std::string axes;                        // caption naming the axes, below the plot
+  std::string lang = "en";                 // for the "no points yet" line
 };
 void plot(const PlotView& view);
 float plot_width(const PlotView& view);

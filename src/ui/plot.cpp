@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ui/panels.h"
+#include "ui/strings.h"
 #include "ui/text_wrap.h"
 
 namespace ui {
@@ -112,7 +113,9 @@ void line_plot(const PlotView& view, float width) {
   };
   Range xr{x_at(0), x_at(0)};
   for (Eigen::Index j = 0; j < n; ++j) xr = {std::min(xr.lo, x_at(j)), std::max(xr.hi, x_at(j))};
-  if (xr.hi - xr.lo < 1e-6f) xr = {xr.lo - 1.0f, xr.hi + 1.0f};
+  // One x value (a curve with its first point): at 0, as a training curve
+  // starts, show 0..1 rather than negative steps; elsewhere centre it.
+  if (xr.hi - xr.lo < 1e-6f) xr = xr.lo == 0.0f ? Range{0.0f, 1.0f} : Range{xr.lo - 1.0f, xr.hi + 1.0f};
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const Frame f = draw_frame(dl, origin, width, finite_range(ys, false));
@@ -252,7 +255,11 @@ float plot_width(const PlotView& view) {
 }
 
 void plot(const PlotView& view) {
-  if (!view.ys || view.ys->size() == 0) return;
+  if (!view.ys) return;
+  if (view.ys->size() == 0) {  // a live curve before its first point
+    ImGui::TextDisabled("%s", text::plot_no_points.get(view.lang));
+    return;
+  }
   const float width = plot_width(view);
   ImGui::PushID(view.id.c_str());
   if (view.bars) bar_plot(view, width);

@@ -113,6 +113,8 @@ inline constexpr UiText train_speed{"Speed:", "速度："};
 inline constexpr UiText speed_slow{"slow", "慢"};
 inline constexpr UiText speed_normal{"normal", "中"};
 inline constexpr UiText speed_fast{"fast", "快"};
+inline constexpr UiText plot_no_points{"No points yet: they appear as the model trains.",
+                                       "还没有数据点：模型开始训练后就会出现。"};
 inline constexpr UiText speed_slow_tip{"One small piece of training per frame: watch every step",
                                        "每帧只做一小份训练：可以看清每一步"};
 inline constexpr UiText speed_normal_tip{"Trains as much as keeps the page at about 40 frames per second",
