@@ -29,6 +29,19 @@ double clock_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// A frame's work: calls unit() (false = nothing left to do) and starts another
+// only while one as long as the last still fits in budget_ms; always one.
+template <typename Unit>
+void run_units(double budget_ms, Unit&& unit) {
+  const double t0 = clock_ms();
+  for (;;) {
+    const double u0 = clock_ms();
+    if (!unit()) return;
+    const double now = clock_ms();
+    if (now - t0 + (now - u0) > budget_ms) return;
+  }
+}
+
 std::string pct(float v) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "%.1f%%", double(v) * 100.0);
@@ -103,15 +116,12 @@ class TrainingExperiment : public Experiment {
     const double t0 = clock_ms();
     prepare();
     int steps = 0;
-    for (;;) {
-      const double u0 = clock_ms();
+    run_units(budget_ms, [&] {
       if (evaluating_) evaluate_chunk();
       else if (steps_ < budget_) steps += train_one();
-      else break;
-      const double now = clock_ms();
-      // Another unit only when one as long as the last still fits (always one).
-      if (now - t0 + (now - u0) > budget_ms) break;
-    }
+      else return false;
+      return true;
+    });
     work_ms_ += clock_ms() - t0;
     return steps;
   }
@@ -726,13 +736,13 @@ class TimingExperiment : public Experiment {
   }
   void prepare() override {}
   int advance(double budget_ms) override {
-    const double t0 = clock_ms();
     int done_now = 0;
-    while (!done()) {
+    run_units(budget_ms, [&] {
+      if (done()) return false;
       step_once();
       ++done_now;
-      if (clock_ms() - t0 >= budget_ms) break;
-    }
+      return true;
+    });
     return done_now;
   }
   void step_once() override {
