@@ -609,7 +609,7 @@ Value lab_state_json(const LabApp& app) {
   s.set("frameComputeMs", app.frame_compute_shown);
   s.set("frames", double(app.frames));
   // What the last frame handed the GPU (ImGui's draw lists), for the frame-rate work.
-  if (const ImDrawData* dd = ImGui::GetDrawData(); dd && dd->Valid) {
+  if (const ImDrawData* dd = ImGui::GetCurrentContext() ? ImGui::GetDrawData() : nullptr; dd && dd->Valid) {
     int cmds = 0;
     for (int i = 0; i < dd->CmdListsCount; ++i) cmds += dd->CmdLists[i]->CmdBuffer.Size;
     Value d = Value::object();
