@@ -173,19 +173,39 @@ void fill_normal(Rng& rng, Mat& m) {
   }
 }
 
-ScalingStats scaling_stats(int d, int n, uint64_t seed) {
-  constexpr int kKeySets = 4, kQueriesPerSet = 12;  // 48 trials; cheap up to d = 512
-  Rng rng(seed * 7919u + uint64_t(d));
+// The random numbers, drawn once for the largest d_k: every d_k uses the first
+// d_k columns, so one update draws 4 * (n + 12) * 512 normals rather than that
+// many for each of the eleven d_k it shows (the statistics of each d_k are
+// unchanged: its entries are still independent standard normals).
+constexpr int kKeySets = 4, kQueriesPerSet = 12, kMaxDk = 512;  // 48 trials
+struct ScalingDraw {
+  std::vector<Mat> keys;  // kKeySets of (n, kMaxDk)
+  Mat queries;            // (kKeySets * kQueriesPerSet, kMaxDk)
+};
+
+ScalingDraw draw_scaling(int n, uint64_t seed) {
+  Rng rng(seed * 7919u + 1u);
+  ScalingDraw draw;
+  for (int set = 0; set < kKeySets; ++set) {
+    Mat K(n, kMaxDk);
+    fill_normal(rng, K);
+    draw.keys.push_back(std::move(K));
+  }
+  draw.queries.resize(kKeySets * kQueriesPerSet, kMaxDk);
+  fill_normal(rng, draw.queries);
+  return draw;
+}
+
+ScalingStats scaling_stats(const ScalingDraw& draw, int d) {
   ScalingStats st;
   double sum = 0, sum2 = 0;
   int trials = 0, count = 0;
   const float inv_sqrt_d = 1.0f / std::sqrt(float(d));
   for (int set = 0; set < kKeySets; ++set) {
-    Mat K(n, d);  // (n, d) fresh keys for this set
-    fill_normal(rng, K);
+    const Mat K = draw.keys[size_t(set)].leftCols(d);  // (n, d) this set's keys
+    const int n = int(K.rows());
     for (int t = 0; t < kQueriesPerSet; ++t) {
-      Mat q(1, d);  // (1, d)
-      fill_normal(rng, q);
+      const Mat q = draw.queries.block(set * kQueriesPerSet + t, 0, 1, d);  // (1, d)
       const Mat dots = q * K.transpose();  // (1, n)
       Mat s(2, n);                         // (2, n) row 0 unscaled, row 1 scaled
       for (int j = 0; j < n; ++j) {
@@ -227,9 +247,11 @@ DemoOutputs run_dk_scaling(const DemoInputs& in) {
   const int d_k = setting_int(in, "d_k"), n = setting_int(in, "n_keys");
   const uint64_t seed = uint64_t(setting_int(in, "seed"));
   constexpr int kPoints = 10;  // d_k = 1, 2, 4, ..., 512
+  static_assert(1 << (kPoints - 1) == kMaxDk);
+  const ScalingDraw draw = draw_scaling(n, seed);
   Mat axis(1, kPoints), variance(2, kPoints), entropy(3, kPoints), max_weight(2, kPoints), gradient(2, kPoints);
   for (int p = 0; p < kPoints; ++p) {
-    const ScalingStats st = scaling_stats(1 << p, n, seed);
+    const ScalingStats st = scaling_stats(draw, 1 << p);
     axis(0, p) = float(p);  // log2 d_k
     for (int k = 0; k < 2; ++k) {
       variance(k, p) = st.variance[k];
@@ -239,7 +261,7 @@ DemoOutputs run_dk_scaling(const DemoInputs& in) {
     }
     entropy(2, p) = std::log(float(n));  // the most spread a softmax over n keys can be
   }
-  const ScalingStats now = scaling_stats(d_k, n, seed);
+  const ScalingStats now = scaling_stats(draw, d_k);
   Mat table(4, 2);  // (4, 2) rows: variance, max weight, entropy, gradient; cols: unscaled, scaled
   for (int k = 0; k < 2; ++k) {
     table(0, k) = now.variance[k];
