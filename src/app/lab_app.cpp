@@ -233,9 +233,18 @@ void lab_set_setting(LabApp& app, const std::string& name, const std::string& va
   restart_experiment(app);
 }
 
+namespace {
+// The budget steering the current speed; none for "slow" (one unit a frame).
+template <typename App>  // LabApp or const LabApp
+auto speed_budget(App& app) -> decltype(&app.budget_normal) {
+  if (app.speed == "slow") return nullptr;
+  return app.speed == "fast" ? &app.budget_fast : &app.budget_normal;
+}
+}  // namespace
+
 double lab_speed_budget_ms(const LabApp& app) {
-  if (app.speed == "slow") return 0.0;  // one unit of work per frame
-  return (app.speed == "fast" ? app.budget_fast : app.budget_normal).budget_ms();
+  const attn::FrameBudget* b = speed_budget(app);
+  return b ? b->budget_ms() : 0.0;
 }
 
 void lab_train(LabApp& app, const std::string& action, const std::string& speed) {
@@ -420,7 +429,7 @@ void toolbar(LabApp& app, const attn::Lesson& lesson, ui::Nav& nav) {
 // Trains (or measures) within this frame's budget while the experiment runs.
 void advance_experiment(LabApp& app) {
   if (!app.experiment || !app.running) return;
-  if (app.speed != "slow") (app.speed == "fast" ? app.budget_fast : app.budget_normal).observe(app.frame_ms);
+  if (attn::FrameBudget* b = speed_budget(app)) b->observe(app.frame_ms);
   const double t0 = platform::now_ms();
   app.experiment->advance(lab_speed_budget_ms(app));
   if (app.experiment->done()) app.running = false;

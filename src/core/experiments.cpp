@@ -276,18 +276,23 @@ class TrainingExperiment : public Experiment {
     return rounds;
   }
 
+  // The largest held-out split of the tracks (0 before prepare()).
+  int heldout_size() const {
+    int size = 0;
+    for (const Track& t : tracks_) size = std::max(size, t.run ? t.run->heldout_size() : 0);
+    return size;
+  }
+
   // Evaluates the next chunk of held-out examples for every track; when the
   // split is covered, records the points.
   void evaluate_chunk() {
     constexpr int kChunk = 4;  // small: a chunk must fit in a frame's budget in WebAssembly
-    int size = 0;
     for (Track& t : tracks_) {
       if (eval_pos_ == 0) t.partial = {};
       t.partial = train::combine_eval(t.partial, t.run->evaluate_range(eval_pos_, eval_pos_ + kChunk));
-      size = std::max(size, t.run->heldout_size());
     }
     eval_pos_ += kChunk;
-    if (eval_pos_ < size) return;
+    if (eval_pos_ < heldout_size()) return;
     for (Track& t : tracks_) {
       t.last = t.partial;
       t.evaluated_at = steps_;
@@ -301,8 +306,7 @@ class TrainingExperiment : public Experiment {
   void add_progress(DemoOutputs& out) const {
     LocalText t;
     // How far the current held-out evaluation has got (it can take seconds).
-    int size = 0;
-    for (const Track& k : tracks_) size = std::max(size, k.run ? k.run->heldout_size() : 0);
+    const int size = heldout_size();
     const std::string seen = std::to_string(std::min(eval_pos_, size)) + " / " + std::to_string(size);
     if (!prepared_ || (steps_ == 0 && eval_x_.empty() && eval_pos_ == 0)) {
       add_line(t, "Not started. Start (or Space) trains; Step (or the full stop key) takes one step.",

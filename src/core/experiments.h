@@ -80,7 +80,6 @@ class FrameBudget {
  public:
   explicit FrameBudget(FrameBudgetTarget target = {}) : t_(target), budget_(target.start_ms) {}
   double budget_ms() const { return budget_; }
-  const FrameBudgetTarget& target() const { return t_; }
   // One frame went by; frame_ms is the recent (smoothed) time between frames.
   // Frames within 3 ms under the target leave the budget as it is.
   void observe(double frame_ms);

@@ -200,10 +200,8 @@ float SequenceClassifier::loss(const std::vector<data::LabeledSequence>& set, co
 }
 
 float SequenceClassifier::train_step(const std::vector<data::LabeledSequence>& set, const std::vector<int>& batch) {
-  const float l = forward_backward(set, batch);
-  optimizer.step(params());
-  ++steps_;
-  return l;
+  forward_backward(set, batch);
+  return finish_step(batch);
 }
 
 EvalResult SequenceClassifier::evaluate(const std::vector<data::LabeledSequence>& set) const {
