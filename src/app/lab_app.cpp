@@ -7,10 +7,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/exercise.h"
-#include "core/rng.h"
-#include "core/simd_info.h"
-#include "core/tensor_json.h"
+#include "app/lab_keys.h"
+#include "base/rng.h"
+#include "base/simd_info.h"
+#include "base/tensor_json.h"
+#include "lab/exercise.h"
 #include "platform/platform.h"
 #include "ui/strings.h"
 #include "ui/widget_log.h"

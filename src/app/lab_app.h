@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "core/demos.h"
-#include "core/experiments.h"
-#include "core/json.h"
-#include "core/lab_state.h"
-#include "core/lesson.h"
+#include "base/json.h"
+#include "lab/demos.h"
+#include "lab/experiments.h"
+#include "lab/lab_state.h"
+#include "lab/lesson.h"
 #include "ui/panels.h"
 
 struct LabApp {
@@ -96,8 +96,6 @@ std::string lab_all_text(const LabApp& app);
 
 // Draws one frame of the whole interface (called by the platform loop).
 bool lab_frame(void* app);
-// lab_keys.cpp: the lab's own keys, read once per frame after the panels.
-void lab_keyboard(LabApp& app, ui::Nav& nav);
 
 // JSON views of the lab for the page's test hook and tools.
 attn::json::Value lab_lessons_json(const LabApp& app);

@@ -4,10 +4,12 @@
 // (ui::text::key_rows). Arrow and page keys only arrive here while no control has
 // the keyboard (see platform::Key); letters and digits come as text, so a short
 // tap is never lost, and are ignored while a number is being typed or dragged.
+#include "app/lab_keys.h"
+
 #include <imgui.h>
 
 #include "app/lab_app.h"
-#include "core/exercise.h"
+#include "lab/exercise.h"
 #include "platform/platform.h"
 
 namespace {

@@ -40,11 +40,11 @@
 #include <string>
 #include <vector>
 
-#include "core/fast_attention.h"
-#include "core/rng.h"
-#include "core/simd_info.h"
-#include "core/tensor.h"
-#include "core/train/train_run.h"
+#include "attn/fast_attention.h"
+#include "base/rng.h"
+#include "base/simd_info.h"
+#include "base/tensor.h"
+#include "train/train_run.h"
 
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>

@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/eval.h"
-#include "core/simd_info.h"
+#include "base/simd_info.h"
+#include "cli/eval.h"
 
 #ifndef LAB_VERSION
 #define LAB_VERSION "0.1"

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "core/demos.h"
-#include "core/exercise.h"
-#include "core/lab_state.h"
-#include "core/lesson.h"
-#include "core/tensor.h"
+#include "base/tensor.h"
+#include "lab/demos.h"
+#include "lab/exercise.h"
+#include "lab/lab_state.h"
+#include "lab/lesson.h"
 
 namespace ui {
 

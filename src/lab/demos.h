@@ -1,0 +1,103 @@
+// demos.h: the live demos a lesson step can show, as data plus a pure compute.
+//
+// A step names a demo ("demo: qkv_basic") and gives its parameters. The registry
+// (src/lab/demos.cpp; the demos themselves in demos_basics.cpp, demos_kinds.cpp
+// and demos_deep.cpp; every demo and its parameters are listed in lessons/README.md)
+// says which parameters each demo takes, checks them when lessons load, and
+// computes the demo's outputs -- numbers and the panels that show them -- from the
+// learner's current values whenever they change.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/tensor.h"
+#include "lab/lesson.h"
+
+namespace attn {
+
+struct DemoIssue {
+  int line = 0;  // line of the offending parameter, 0 = the step itself
+  std::string message;
+};
+
+// Checks a step's parameters against demo `demo`. Empty result = valid.
+std::vector<DemoIssue> check_demo_params(const std::string& demo,
+                                         const std::map<std::string, LessonValue>& params);
+
+// What the learner can change: every matrix parameter, by name, plus settings.
+struct DemoInputs {
+  std::map<std::string, Mat> mats;             // e.g. "q" (n, d)
+  std::map<std::string, std::string> settings; // e.g. "score" -> "dot", "d_k" -> "16"
+                                               // (numbers as text; a choice or slider
+                                               // panel edits settings[panel.setting])
+  std::vector<std::string> tokens;             // labels of the rows
+};
+
+// What a demo shows, as data. The UI draws a demo's panels in order with one
+// generic widget per Kind, so a new demo needs no UI code. Matrix names refer to
+// DemoInputs::mats (editable) first, then DemoOutputs::mats (computed).
+struct Panel {
+  enum class Kind {
+    editor,        // draggable numbers of input matrix `source` (edits come back as cell edits)
+    heatmap,       // read-only matrix `source`, cells shaded by value, values printed
+    token_arrows,  // tokens (row_labels = queries, col_labels = keys) joined by arrows whose
+                   // thickness and opacity are the weights in `source` (n_q, n_k)
+    vector_plot,   // 2-D plane: rows of `source` as arrows from the origin (draggable when
+                   // `source` is an input), rows of `source2` as arrows too (also draggable
+                   // when an input); `text` shows the computed angle / projection / dot product.
+                   // row_labels name the rows of `source`, series_labels the rows of `source2`
+    line_plot,     // x values = row 0 of `x_source`, one line per row of `source`
+                   // (series_labels name the lines; `text` names the axes)
+    bar_plot,      // one group of bars per row of `source` (row_labels), one bar per
+                   // column (col_labels)
+    choice,        // picks settings[`setting`] among `options` (radio buttons)
+    slider,        // numeric settings[`setting`] in [min, max] with step `step` (0 = continuous)
+    note,          // computed text (`text`), e.g. "each row sums to 1.000"
+    shapes         // a list of tensor shapes: `text` lines "name: (a, b, c)"
+  };
+  Kind kind = Kind::heatmap;
+  std::string id;      // stable, unique within the step; widget ids derive from it
+  LocalText title;     // caption above the panel
+  std::string source;  // matrix name (see above)
+  std::string source2;
+  std::string x_source;
+  std::vector<std::string> row_labels, col_labels, series_labels;
+  bool unit_range = false;  // heatmap: colour 0..1 (weights) rather than by magnitude
+  std::string setting;      // choice / slider
+  std::vector<std::string> options;
+  std::vector<LocalText> option_labels;  // choice: what to show for each option (same
+                                         // order; empty = show the option text itself)
+  float min = 0.0f, max = 1.0f, step = 0.0f;
+  LocalText text;           // note / shapes / vector_plot caption, already formatted
+};
+
+struct DemoOutputs {
+  std::map<std::string, Mat> mats;  // e.g. "scores" (n_q, n_k), "weights", "output"
+  std::vector<Panel> panels;        // what to draw, in order
+  Warnings warnings;
+  std::string error;  // the inputs cannot be computed (e.g. NaN typed in)
+};
+
+// The starting values of a validated step.
+DemoInputs demo_defaults(const LessonStep& step);
+
+// Recomputes a demo's outputs from the current inputs. Pure; cheap at lesson sizes
+// (the d_k demo, the most expensive, takes a few ms). Every input is validated
+// first -- finite numbers, settings among their options or in range, consistent
+// shapes -- and a problem comes back in DemoOutputs::error. Settings missing from
+// `in` run at their defaults.
+DemoOutputs run_demo(const std::string& demo, const DemoInputs& in);
+
+// Names of the matrices a learner may edit in this demo, in display order.
+std::vector<std::string> demo_editable(const std::string& demo);
+
+// Every registered demo, in registry order (for tests and tools).
+std::vector<std::string> demo_names();
+
+// The settings (non-matrix parameters) a demo reads, with the value used when a
+// step does not give one ("" = required). demo_defaults already fills these in.
+std::map<std::string, std::string> demo_setting_defaults(const std::string& demo);
+
+}  // namespace attn

@@ -1,0 +1,48 @@
+// demos_live.cpp: registry entries for the live experiments (experiments.h):
+// their settings, checked like every demo's, and a preview -- the panels of an
+// experiment that has not started -- for lesson validation and the first frame.
+#include "lab/demos_internal.h"
+#include "lab/experiments.h"
+
+namespace attn::demo_impl {
+namespace {
+
+void check_nothing(const DemoInputs&, std::vector<Problem>&) {}
+
+DemoOutputs preview(const char* name, const DemoInputs& in) { return make_experiment(name, in)->view(); }
+DemoOutputs run_translation(const DemoInputs& in) { return preview("train_translation", in); }
+DemoOutputs run_long_range(const DemoInputs& in) { return preview("train_long_range", in); }
+DemoOutputs run_pooling(const DemoInputs& in) { return preview("train_pooling", in); }
+DemoOutputs run_sentiment(const DemoInputs& in) { return preview("train_sentiment", in); }
+DemoOutputs run_hard_attention(const DemoInputs& in) { return preview("train_hard_attention", in); }
+DemoOutputs run_timing(const DemoInputs& in) { return preview("timing", in); }
+
+// Every training experiment: its seed, its step budget, and (where it has one)
+// which held-out example the pictures show.
+std::vector<ParamSpec> training_params(const char* steps, std::vector<ParamSpec> more) {
+  more.push_back(number_param("seed", 0, 1000000, true, "1"));
+  more.push_back(number_param("steps", 10, 5000, true, steps));
+  return more;
+}
+
+}  // namespace
+
+void add_live_demos(std::vector<DemoEntry>& r) {
+  r.push_back({"train_translation",
+               training_params("300", {choice_param("attention", {"additive", "general", "dot"}, "additive"),
+                                       choice_param("compare", {"off", "on"}, "off"),
+                                       number_param("example", 0, 9, true, "0")}),
+               check_nothing, run_translation});
+  r.push_back({"train_long_range",
+               training_params("300", {choice_param("distance", {"4", "16", "32", "64"}, "16")}),
+               check_nothing, run_long_range});
+  r.push_back({"train_pooling", training_params("200", {number_param("example", 0, 29, true, "0")}),
+               check_nothing, run_pooling});
+  r.push_back({"train_sentiment", training_params("600", {number_param("example", 0, 29, true, "0")}),
+               check_nothing, run_sentiment});
+  r.push_back({"train_hard_attention", training_params("600", {number_param("example", 0, 29, true, "0")}),
+               check_nothing, run_hard_attention});
+  r.push_back({"timing", {choice_param("d", {"16", "32", "64"}, "32")}, check_nothing, run_timing});
+}
+
+}  // namespace attn::demo_impl

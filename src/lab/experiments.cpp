@@ -1,0 +1,851 @@
+// experiments.cpp: the live experiments behind the train_* and timing demos.
+//
+// Sections: 1 clock and helpers, 2 TrainingExperiment (lockstep training,
+// chunked evaluation, curves, progress), 3 train_translation (C1, C2),
+// 4 train_long_range (E1, E4), 5 train_pooling (E2), 6 train_sentiment (G),
+// 7 train_hard_attention (B2), 8 timing (D5), 9 the factory.
+#include "lab/experiments.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "attn/timing.h"
+#include "lab/demos_internal.h"
+#include "train/train_run.h"
+
+namespace attn {
+namespace {
+
+using demo_impl::add_line;
+using demo_impl::fmt;
+using demo_impl::tr;
+using json::Value;
+
+// ---------------------------------------------------------------- 1 clock and helpers
+double clock_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// A frame's work: calls unit() (false = nothing left to do) and starts another
+// only while one as long as the last still fits in budget_ms; always one.
+template <typename Unit>
+void run_units(double budget_ms, Unit&& unit) {
+  const double t0 = clock_ms();
+  for (;;) {
+    const double u0 = clock_ms();
+    if (!unit()) return;
+    const double now = clock_ms();
+    if (now - t0 + (now - u0) > budget_ms) return;
+  }
+}
+
+std::string pct(float v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%.1f%%", double(v) * 100.0);
+  return buf;
+}
+
+std::string ms(double v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, v < 10.0 ? "%.2f ms" : "%.1f ms", v);
+  return buf;
+}
+
+// One row per series, as many columns as the shortest series has points (a
+// round of lockstep training may be half done), so every entry is a real value.
+// No points yet: zero columns, which the plots draw as an empty frame.
+Mat series_matrix(const std::vector<std::vector<float>>& series) {
+  size_t cols = series.empty() ? 0 : series[0].size();
+  for (const auto& s : series) cols = std::min(cols, s.size());
+  Mat m(Eigen::Index(series.size()), Eigen::Index(cols));
+  for (size_t r = 0; r < series.size(); ++r)
+    for (size_t c = 0; c < cols; ++c) m(Eigen::Index(r), Eigen::Index(c)) = series[r][c];
+  return m;
+}
+
+Mat row_matrix(const std::vector<float>& xs) {
+  Mat m(1, Eigen::Index(xs.size()));
+  for (size_t i = 0; i < xs.size(); ++i) m(0, Eigen::Index(i)) = xs[i];
+  return m;
+}
+
+int setting_or(const DemoInputs& in, const std::string& name, int fallback) {
+  auto it = in.settings.find(name);
+  if (it == in.settings.end() || it->second.empty()) return fallback;
+  return std::atoi(it->second.c_str());
+}
+
+std::string text_or(const DemoInputs& in, const std::string& name, const std::string& fallback) {
+  auto it = in.settings.find(name);
+  return it == in.settings.end() || it->second.empty() ? fallback : it->second;
+}
+
+// ---------------------------------------------------------------- 2 TrainingExperiment
+// One model of a side-by-side comparison.
+struct Track {
+  std::string name;  // series label: "additive", "RNN", ...
+  train::RunDesc desc;
+  std::unique_ptr<train::TrainRun> run;
+  double train_ms = 0.0;             // time inside completed steps, for "time per step"
+  double part_ms = 0.0;              // time so far inside a step taken in parts
+  double window_sum = 0.0;           // losses of the current window
+  int window_count = 0;
+  std::vector<float> loss_curve;     // mean training loss of each window
+  std::vector<float> accuracy_curve; // held-out accuracy at each evaluation
+  train::EvalResult last;            // newest complete evaluation
+  train::EvalResult partial;         // the evaluation being assembled
+  long evaluated_at = -1;            // step of `last`
+  double ms_per_step() const { return run && run->steps() > 0 ? train_ms / double(run->steps()) : 0.0; }
+};
+
+class TrainingExperiment : public Experiment {
+ public:
+  void prepare() override {
+    if (prepared_) return;
+    prepared_ = true;
+    for (Track& t : tracks_) t.run = std::make_unique<train::TrainRun>(t.desc);
+    evaluating_ = true;  // the untrained models first: the curves start at chance
+    eval_pos_ = 0;
+    on_prepared();
+  }
+
+  int advance(double budget_ms) override {
+    const double t0 = clock_ms();
+    prepare();
+    int steps = 0;
+    run_units(budget_ms, [&] {
+      if (evaluating_) evaluate_chunk();
+      else if (steps_ < budget_) steps += train_one();
+      else return false;
+      return true;
+    });
+    work_ms_ += clock_ms() - t0;
+    return steps;
+  }
+
+  void step_once() override {
+    const double t0 = clock_ms();
+    prepare();
+    while (evaluating_) evaluate_chunk();
+    if (steps_ < budget_) train_round();  // completes a round a paused frame left half done
+    while (evaluating_) evaluate_chunk();
+    work_ms_ += clock_ms() - t0;
+  }
+
+  bool done() const override { return prepared_ && steps_ >= budget_ && !evaluating_; }
+  long progress() const override { return steps_; }
+  long planned() const override { return budget_; }
+  double work_ms() const override { return work_ms_; }
+  bool set_view_setting(const std::string& name, const std::string& value) override {
+    if (name != "example") return false;
+    example_ = std::max(0, std::atoi(value.c_str()));
+    return true;
+  }
+
+  Value status() const override {
+    Value s = Value::object();
+    s.set("steps", steps_);
+    s.set("budget", budget_);
+    s.set("done", done());
+    s.set("evaluating", evaluating_);
+    s.set("workMs", work_ms_);
+    Value runs = Value::array();
+    for (const Track& t : tracks_) {
+      Value r = Value::object();
+      r.set("name", t.name);
+      r.set("kind", train::run_kind_name(t.desc.kind));
+      r.set("steps", t.run ? t.run->steps() : 0L);
+      r.set("loss", t.loss_curve.empty() ? 0.0f : t.loss_curve.back());
+      r.set("accuracy", t.last.accuracy);
+      r.set("heldoutLoss", t.last.loss);
+      r.set("evaluatedAt", t.evaluated_at);
+      r.set("msPerStep", t.ms_per_step());
+      runs.push(std::move(r));
+    }
+    s.set("runs", std::move(runs));
+    add_status(s);
+    return s;
+  }
+
+  DemoOutputs view() const override {
+    // What changes while it trains comes first; the settings that restart it last.
+    DemoOutputs out;
+    add_progress(out);
+    add_panels(out);
+    add_curves(out);
+    add_controls(out);
+    return out;
+  }
+
+ protected:
+  static train::RunDesc seeded(const DemoInputs& in) {
+    train::RunDesc d;
+    d.seed = uint64_t(setting_or(in, "seed", 1));
+    return d;
+  }
+  void add_track(const std::string& name, train::RunKind kind, const train::RunDesc& base) {
+    Track t;
+    t.name = name;
+    t.desc = base;
+    t.desc.kind = kind;
+    tracks_.push_back(std::move(t));
+  }
+  // The step budget, and how often the held-out split is evaluated.
+  void set_budget(long steps, int eval_every) {
+    budget_ = std::max(1L, steps);
+    eval_every_ = std::max(1, eval_every);
+    window_ = int(std::max(1L, budget_ / 60));
+  }
+
+  // Starts over with new data settings (same models, names and budget).
+  void restart(const train::RunDesc& base) {
+    for (Track& t : tracks_) {
+      const train::RunKind kind = t.desc.kind;
+      Track fresh;
+      fresh.name = t.name;
+      fresh.desc = base;
+      fresh.desc.kind = kind;
+      t = std::move(fresh);
+    }
+    steps_ = 0;
+    next_track_ = 0;
+    prepared_ = evaluating_ = false;
+    eval_pos_ = 0;
+    eval_x_.clear();
+    loss_x_.clear();
+  }
+
+  // Hooks for each experiment.
+  virtual void on_prepared() {}
+  virtual void on_evaluated() {}  // every track has a fresh `last`
+  virtual void add_controls(DemoOutputs&) const {}
+  virtual void add_panels(DemoOutputs&) const {}
+  virtual void add_status(Value&) const {}
+  // What the accuracy means for this task ("token accuracy", ...).
+  virtual LocalText accuracy_name() const { return tr("held-out accuracy", "留出集准确率"); }
+
+  bool prepared() const { return prepared_; }
+  // The review shown by the sentiment experiments: test review number example().
+  const data::Review* review() const {
+    if (!prepared_) return nullptr;
+    const auto& test = tracks_[0].run->sentiment_data().test;
+    return test.empty() ? nullptr : &test[size_t(example_) % test.size()];
+  }
+  const std::vector<Track>& tracks() const { return tracks_; }
+  int example() const { return example_; }
+  long steps() const { return steps_; }
+
+ private:
+  // One step of every track, in order.
+  // One step of the next track; a round ends when every track has taken its
+  // step (so one frame never has to hold the steps of all models at once).
+  // Returns 1 when a round completed.
+  int train_one() {
+    Track& t = tracks_[size_t(next_track_)];
+    const double t0 = clock_ms();
+    const bool stepped = t.run->step_part(kExamplesPerPart);
+    t.part_ms += clock_ms() - t0;
+    if (!stepped) return 0;  // part of a long step; the same track goes on next unit
+    t.train_ms += t.part_ms;
+    t.part_ms = 0.0;
+    const float loss = t.run->losses().back();
+    t.window_sum += double(loss);
+    if (++t.window_count == window_) {
+      t.loss_curve.push_back(float(t.window_sum / double(t.window_count)));
+      t.window_sum = 0.0;
+      t.window_count = 0;
+    }
+    if (++next_track_ < int(tracks_.size())) return 0;
+    next_track_ = 0;
+    if (tracks_[0].loss_curve.size() > loss_x_.size()) loss_x_.push_back(float(steps_ + 1 - window_));
+    ++steps_;
+    if (steps_ % eval_every_ == 0 || steps_ == budget_) {
+      evaluating_ = true;
+      eval_pos_ = 0;
+    }
+    return 1;
+  }
+
+  int train_round() {
+    int rounds = 0;
+    do rounds += train_one();
+    while (next_track_ != 0 || tracks_[0].run->mid_step());
+    return rounds;
+  }
+
+  // The largest held-out split of the tracks (0 before prepare()).
+  int heldout_size() const {
+    int size = 0;
+    for (const Track& t : tracks_) size = std::max(size, t.run ? t.run->heldout_size() : 0);
+    return size;
+  }
+
+  // Evaluates the next chunk of held-out examples for every track; when the
+  // split is covered, records the points.
+  void evaluate_chunk() {
+    constexpr int kChunk = 4;  // small: a chunk must fit in a frame's budget in WebAssembly
+    for (Track& t : tracks_) {
+      if (eval_pos_ == 0) t.partial = {};
+      t.partial = train::combine_eval(t.partial, t.run->evaluate_range(eval_pos_, eval_pos_ + kChunk));
+    }
+    eval_pos_ += kChunk;
+    if (eval_pos_ < heldout_size()) return;
+    for (Track& t : tracks_) {
+      t.last = t.partial;
+      t.evaluated_at = steps_;
+      t.accuracy_curve.push_back(t.last.accuracy * 100.0f);
+    }
+    eval_x_.push_back(float(steps_));
+    evaluating_ = false;
+    on_evaluated();
+  }
+
+  void add_progress(DemoOutputs& out) const {
+    LocalText t;
+    // How far the current held-out evaluation has got (it can take seconds).
+    const int size = heldout_size();
+    const std::string seen = std::to_string(std::min(eval_pos_, size)) + " / " + std::to_string(size);
+    if (!prepared_ || (steps_ == 0 && eval_x_.empty() && eval_pos_ == 0)) {
+      add_line(t, "Not started. Start (or Space) trains; Step (or the full stop key) takes one step.",
+               "尚未开始。按“开始”（或空格键）训练；按“单步”（或句号键）每次走一步。");
+    } else if (steps_ == 0 && eval_x_.empty()) {
+      add_line(t, "Testing the untrained models first, so the curves start at chance: " + seen + " held-out examples",
+               "先测试未训练的模型，让曲线从随机水平起步：留出集样本 " + seen);
+    } else {
+      add_line(t, "Step " + std::to_string(steps_) + " of " + std::to_string(budget_) +
+                      (done() ? " (finished)" : evaluating_ ? " (testing on held-out examples: " + seen + ")" : ""),
+               "第 " + std::to_string(steps_) + " 步，共 " + std::to_string(budget_) + " 步" +
+                   (done() ? "（已完成）" : evaluating_ ? "（正在用留出集测试：" + seen + "）" : ""));
+    }
+    const LocalText acc = accuracy_name();
+    for (const Track& k : tracks_) {
+      const std::string loss = k.loss_curve.empty() ? "-" : fmt(k.loss_curve.back(), 3);
+      const std::string a = k.evaluated_at < 0 ? "-" : pct(k.last.accuracy);
+      const std::string epoch = std::to_string(k.run ? k.run->epoch() : 0);
+      const std::string time = k.run && k.run->steps() > 0 ? ms(k.ms_per_step()) : "-";
+      add_line(t, k.name + ": loss " + loss + ", " + acc.get("en") + " " + a + ", " + time + " per step, epoch " + epoch,
+               k.name + "：损失 " + loss + "，" + acc.get("zh") + " " + a + "，每步 " + time + "，第 " + epoch + " 轮");
+    }
+    out.panels.push_back(demo_impl::note_panel("progress", tr("Progress", "进度"), t));
+  }
+
+  void add_curves(DemoOutputs& out) const {
+    std::vector<std::string> names;
+    std::vector<std::vector<float>> loss, accuracy;
+    for (const Track& t : tracks_) {
+      names.push_back(t.name);
+      loss.push_back(t.loss_curve);
+      accuracy.push_back(t.accuracy_curve);
+    }
+    out.mats["loss_curve"] = series_matrix(loss);
+    out.mats["loss_steps"] = row_matrix(loss_x_);
+    out.mats["accuracy_curve"] = series_matrix(accuracy);
+    out.mats["accuracy_steps"] = row_matrix(eval_x_);
+    out.panels.push_back(demo_impl::lines_panel("loss", "loss_curve", "loss_steps",
+                                                tr("Training loss", "训练损失"), names,
+                                                tr("x: training step; y: mean loss over a few steps",
+                                                   "横轴：训练步数；纵轴：几步内的平均损失")));
+    const LocalText acc = accuracy_name();
+    out.panels.push_back(demo_impl::lines_panel("accuracy", "accuracy_curve", "accuracy_steps",
+                                                tr("Held-out accuracy (%)", "留出集准确率（%）"), names,
+                                                tr("x: training step; y: " + acc.get("en") + " in %, on examples never trained on",
+                                                   "横轴：训练步数；纵轴：" + acc.get("zh") + "（%），用从未训练过的样本")));
+  }
+
+  std::vector<Track> tracks_;
+  long budget_ = 300;
+  // A long step (the LSTM at distance 64 takes tens of ms) is spread over units of
+  // this many examples of its batch, so no unit outlasts a frame.
+  static constexpr int kExamplesPerPart = 4;
+  int eval_every_ = 25;
+  int window_ = 5;
+  long steps_ = 0;
+  int next_track_ = 0;  // the track that takes the next step of this round
+  bool prepared_ = false;
+  bool evaluating_ = false;
+  int eval_pos_ = 0;
+  int example_ = 0;
+  double work_ms_ = 0.0;
+  std::vector<float> eval_x_, loss_x_;
+};
+
+// ---------------------------------------------------------------- 3 train_translation
+// 我 爱 中国 。 -> I love China . : the decoder state is the query, the encoder
+// states are keys and values; the alignment comes from the translation loss alone.
+class TranslationExperiment : public TrainingExperiment {
+ public:
+  explicit TranslationExperiment(const DemoInputs& in) {
+    attention_ = text_or(in, "attention", "additive");
+    compare_ = text_or(in, "compare", "off") == "on";
+    const train::RunDesc base = seeded(in);
+    train::RunKind kind = train::RunKind::translation_additive;
+    train::parse_run_kind("translation_" + attention_, &kind);
+    add_track(attention_ + " attention", kind, base);
+    if (compare_) add_track("no attention", train::RunKind::translation_none, base);
+    set_budget(setting_or(in, "steps", 300), 20);
+    set_view_setting("example", text_or(in, "example", "0"));
+  }
+
+ protected:
+  LocalText accuracy_name() const override { return tr("token accuracy", "词准确率"); }
+
+  void add_controls(DemoOutputs& out) const override {
+    out.panels.push_back(demo_impl::choice_panel("attention", tr("Score of the attention model", "注意力模型的打分函数"),
+                                                 {"additive", "general", "dot"},
+                                                 {tr("additive (Bahdanau)", "加性（Bahdanau）"), tr("general (Luong)", "一般式（Luong）"),
+                                                  tr("dot (Luong)", "点积（Luong）")}));
+    out.panels.push_back(demo_impl::choice_panel("compare", tr("Side by side with a model without attention", "与不带注意力的模型并排比较"),
+                                                 {"off", "on"}, {tr("off", "关"), tr("on", "开")}));
+  }
+
+  // The sentence shown: 0 = the showcase pair, k = the k-th held-out sentence.
+  const data::TranslationPair* pair() const {
+    if (!prepared()) return nullptr;
+    const train::TrainRun& run = *tracks()[0].run;
+    const data::TranslationCorpus& c = run.translation_data();
+    if (example() > 0 && size_t(example()) <= c.heldout.size()) return &c.heldout[size_t(example() - 1)];
+    for (const auto& p : c.train)
+      if (data::join_words(p.source) == "我 爱 中国 。") return &p;
+    return c.train.empty() ? nullptr : &c.train[0];
+  }
+
+  void add_panels(DemoOutputs& out) const override {
+    const data::TranslationPair* p = pair();
+    Mat alignment = Mat::Zero(1, 1);
+    std::vector<std::string> rows = {"…"}, cols = {"…"};
+    LocalText decoded;
+    if (p) {
+      const train::Seq2SeqModel& model = *static_cast<const train::TrainRun&>(*tracks()[0].run).translation();
+      alignment = model.alignment(p->source_ids, p->target_ids);  // (m + 1, S)
+      cols = p->source;
+      rows = p->target;
+      rows.push_back("<eos>");
+      const train::Seq2SeqDecode d = model.greedy_decode(p->source_ids, int(p->target.size()) + 4);
+      const data::Vocab& tv = tracks()[0].run->translation_data().target_vocab;
+      std::string chain = "<bos>";
+      for (int id : d.tokens) chain += " → " + tv.words[size_t(id)];
+      add_line(decoded, "Greedy decoding from the begin token: " + chain,
+               "从开始符号出发的贪心解码：" + chain);
+      add_line(decoded, "Reference: " + data::join_words(p->target), "参考译文：" + data::join_words(p->target));
+      for (size_t t = 0; t < d.tokens.size() && Eigen::Index(t) < d.alignment.rows(); ++t) {
+        const Eigen::Index j = demo_impl::row_argmax(d.alignment, Eigen::Index(t));
+        const std::string word = tv.words[size_t(d.tokens[t])];
+        add_line(decoded, "step " + std::to_string(t + 1) + ": query = decoder state after reading \"" +
+                              (t == 0 ? std::string("<bos>") : tv.words[size_t(d.tokens[t - 1])]) + "\" → \"" + word +
+                              "\", most weight on " + p->source[size_t(j)] + " (" + fmt(d.alignment(Eigen::Index(t), j)) + ")",
+                 "第 " + std::to_string(t + 1) + " 步：查询 = 读入 “" +
+                     (t == 0 ? std::string("<bos>") : tv.words[size_t(d.tokens[t - 1])]) + "” 后的解码器状态 → “" + word +
+                     "”，权重最大的是 " + p->source[size_t(j)] + "（" + fmt(d.alignment(Eigen::Index(t), j)) + "）");
+      }
+    } else {
+      add_line(decoded, "The decoded sentence appears here once the model is built.", "模型建好后，这里显示解码结果。");
+    }
+    out.mats["alignment"] = alignment;
+    out.panels.push_back(demo_impl::heatmap_panel("alignment", "alignment",
+                                                  tr("Alignment α: one row per English word (teacher forcing)",
+                                                     "对齐 α：每个英文词一行（教师强制）"),
+                                                  rows, cols, true));
+    out.panels.push_back(demo_impl::arrows_panel("arrows", "alignment", tr("The same weights as arrows", "同样的权重，画成箭头"),
+                                                 rows, cols));
+    out.panels.push_back(demo_impl::note_panel("decode", tr("Decoding, one query per output word", "解码：每个输出词一个查询"), decoded));
+    out.panels.push_back(demo_impl::slider_panel("example", tr("Sentence: 0 = 我爱中国。, 1-9 = held-out sentences",
+                                                              "句子：0 = 我爱中国。，1-9 = 留出集中的句子"),
+                                                 0.0f, 9.0f, 1.0f));
+  }
+
+  void add_status(Value& s) const override {
+    const data::TranslationPair* p = pair();
+    if (!p) return;
+    const train::Seq2SeqModel& model = *static_cast<const train::TrainRun&>(*tracks()[0].run).translation();
+    const Mat a = model.alignment(p->source_ids, p->target_ids);
+    Value o = Value::object();
+    o.set("source", data::join_words(p->source));
+    o.set("target", data::join_words(p->target));
+    // Weight on the last source word (the full stop) while producing word 2 ("love").
+    if (a.rows() > 1 && a.cols() > 0) o.set("stopWeightForWord2", a(1, a.cols() - 1));
+    s.set("example", std::move(o));
+  }
+
+ private:
+  std::string attention_;
+  bool compare_ = false;
+};
+
+// ---------------------------------------------------------------- 4 train_long_range
+// "Output the token seen k steps earlier" for an RNN, an LSTM and self-attention,
+// with k set by the learner; each finished run adds its accuracy to a table of
+// accuracy against distance that survives changing k.
+class LongRangeExperiment : public TrainingExperiment {
+ public:
+  explicit LongRangeExperiment(const DemoInputs& in) {
+    base_.seed = uint64_t(setting_or(in, "seed", 1));
+    base_.distance = setting_or(in, "distance", 16);
+    base_.batch_size = 16;  // half the default: one LSTM step at k = 64 must fit in a frame
+    add_track("RNN", train::RunKind::long_range_rnn, base_);
+    add_track("LSTM", train::RunKind::long_range_lstm, base_);
+    add_track("attention", train::RunKind::long_range_attention, base_);
+    set_budget(setting_or(in, "steps", 300), 25);
+  }
+
+  bool set_view_setting(const std::string& name, const std::string& value) override {
+    if (name != "distance") return TrainingExperiment::set_view_setting(name, value);
+    const int k = std::atoi(value.c_str());
+    if (k < 1 || k > 64) return false;
+    base_.distance = k;
+    restart(base_);  // the table of finished runs stays
+    return true;
+  }
+
+ protected:
+  void on_evaluated() override {
+    if (!done()) return;
+    std::vector<float>& row = results_[base_.distance];
+    row.clear();
+    for (const Track& t : tracks()) row.push_back(t.last.accuracy * 100.0f);
+  }
+
+  void add_controls(DemoOutputs& out) const override {
+    out.panels.push_back(demo_impl::choice_panel("distance", tr("Distance k: the answer is k tokens before the last one",
+                                                                "距离 k：答案在最后一个词元之前 k 个位置"),
+                                                 {"4", "16", "32", "64"}));
+  }
+
+  void add_panels(DemoOutputs& out) const override {
+    const std::vector<int> ks = {4, 16, 32, 64};
+    Mat table = Mat::Zero(Eigen::Index(tracks().size()), Eigen::Index(ks.size()));  // (models, distances)
+    std::vector<std::string> names, kcols;
+    for (const Track& t : tracks()) names.push_back(t.name);
+    for (size_t c = 0; c < ks.size(); ++c) {
+      kcols.push_back("k=" + std::to_string(ks[c]));
+      auto it = results_.find(ks[c]);
+      if (it == results_.end()) continue;
+      for (size_t r = 0; r < it->second.size(); ++r) table(Eigen::Index(r), Eigen::Index(c)) = it->second[r];
+    }
+    out.mats["by_distance"] = table;
+    out.panels.push_back(demo_impl::bars_panel("by-distance", "by_distance",
+                                               tr("Held-out accuracy (%) after the full budget, by distance (runs you finished)",
+                                                  "跑完全部步数后的留出集准确率（%），按距离（你跑完的那些）"),
+                                               names, kcols));
+    Mat per_step(1, Eigen::Index(tracks().size()));
+    for (size_t i = 0; i < tracks().size(); ++i) per_step(0, Eigen::Index(i)) = float(tracks()[i].ms_per_step());
+    out.mats["ms_per_step"] = per_step;
+    out.panels.push_back(demo_impl::bars_panel("time", "ms_per_step",
+                                               tr("Milliseconds per training step, measured here", "每个训练步的毫秒数（在这里实测）"),
+                                               {""}, names));
+    LocalText t;
+    add_line(t, "Chance is 1 in 8 (12.5%): the alphabet has 8 symbols.", "随机猜的准确率是 1/8（12.5%）：字母表有 8 个符号。");
+    add_line(t, "Sequence length k + 1 = " + std::to_string(base_.distance + 1) + "; the RNN and the LSTM pass the answer through " +
+                    std::to_string(base_.distance) + " state updates, attention reads it in one step.",
+             "序列长度 k + 1 = " + std::to_string(base_.distance + 1) + "；RNN 和 LSTM 要把答案经过 " + std::to_string(base_.distance) +
+                 " 次状态更新传下去，注意力一步就能读到。");
+    out.panels.push_back(demo_impl::note_panel("task", tr("The task", "任务"), t));
+  }
+
+  void add_status(Value& s) const override {
+    s.set("distance", base_.distance);
+    Value r = Value::object();
+    for (const auto& [k, row] : results_) {
+      Value a = Value::array();
+      for (float v : row) a.push(v);
+      r.set(std::to_string(k), std::move(a));
+    }
+    s.set("byDistance", std::move(r));
+  }
+
+ private:
+  train::RunDesc base_;
+  std::map<int, std::vector<float>> results_;  // k -> held-out accuracy (%) per track
+};
+
+// ---------------------------------------------------------------- 5 train_pooling
+// BiGRU outputs pooled by attention against a plain average (curriculum E2).
+class PoolingExperiment : public TrainingExperiment {
+ public:
+  explicit PoolingExperiment(const DemoInputs& in) {
+    const train::RunDesc base = seeded(in);
+    add_track("attention pooling", train::RunKind::birnn_attention, base);
+    add_track("average pooling", train::RunKind::birnn_average, base);
+    set_budget(setting_or(in, "steps", 200), 25);
+    set_view_setting("example", text_or(in, "example", "0"));
+  }
+
+ protected:
+  const train::BiRnnClassifier& model(size_t i) const { return *static_cast<const train::TrainRun&>(*tracks()[i].run).birnn(); }
+
+  // Where the attention-pooling model puts its weight, over the first 200 test reviews.
+  void on_evaluated() override {
+    const auto& test = tracks()[0].run->sentiment_data().test;
+    double sentiment = 0.0, names = 0.0;
+    const size_t n = std::min<size_t>(test.size(), 200);
+    for (size_t i = 0; i < n; ++i) {
+      const Mat w = model(0).word_weights(test[i].ids);  // (1, words)
+      for (size_t j = 0; j < test[i].words.size() && Eigen::Index(j) < w.cols(); ++j) {
+        const data::WordRole role = data::sentiment_word_role(test[i].words[j]);
+        if (role == data::WordRole::positive || role == data::WordRole::negative || role == data::WordRole::negation)
+          sentiment += w(0, Eigen::Index(j));
+        if (role == data::WordRole::name || role == data::WordRole::place) names += w(0, Eigen::Index(j));
+      }
+    }
+    sentiment_share_ = n ? float(sentiment / double(n)) : 0.0f;
+    name_share_ = n ? float(names / double(n)) : 0.0f;
+  }
+
+  void add_panels(DemoOutputs& out) const override {
+    const data::Review* r = review();
+    Mat weights = Mat::Zero(2, 1);
+    std::vector<std::string> words = {"…"};
+    LocalText t;
+    if (r) {
+      words = r->words;
+      weights = Mat(2, Eigen::Index(words.size()));
+      for (size_t i = 0; i < 2; ++i) weights.row(Eigen::Index(i)) = model(i).word_weights(r->ids).row(0);
+      const std::string label = r->label ? "positive" : "negative", label_zh = r->label ? "正面" : "负面";
+      add_line(t, "True label: " + label + ". p(positive): attention pooling " + fmt(model(0).predict(r->ids)) +
+                      ", average pooling " + fmt(model(1).predict(r->ids)),
+               "真实标签：" + label_zh + "。p(正面)：注意力池化 " + fmt(model(0).predict(r->ids)) + "，平均池化 " +
+                   fmt(model(1).predict(r->ids)));
+    }
+    add_line(t, "Attention pooling's weight, averaged over 200 test reviews: sentiment and negation words " + fmt(sentiment_share_) +
+                    ", names and places " + fmt(name_share_),
+             "注意力池化的权重（200 条测试评论的平均）：情感词和否定词 " + fmt(sentiment_share_) + "，人名和地名 " + fmt(name_share_));
+    // One row per word (words are wider than cells): (n, 2).
+    out.mats["word_weights"] = weights.transpose();
+    out.panels.push_back(demo_impl::heatmap_panel("words", "word_weights", tr("Pooling weight of each word", "每个词的池化权重"),
+                                                  words, {"attention", "average"}, true));
+    out.panels.push_back(demo_impl::note_panel("review", tr("This review", "这条评论"), t));
+    out.panels.push_back(demo_impl::slider_panel("example", tr("Test review", "测试评论"), 0.0f, 29.0f, 1.0f));
+  }
+
+  void add_status(Value& s) const override {
+    s.set("sentimentShare", sentiment_share_);
+    s.set("nameShare", name_share_);
+  }
+
+ private:
+  float sentiment_share_ = 0.0f, name_share_ = 0.0f;
+};
+
+// ---------------------------------------------------------------- 6 train_sentiment
+// Curriculum G: embedding -> positional encoding -> multi-head self-attention ->
+// average pooling -> dropout(0.5) -> dense(1, sigmoid), BCE + Adam.
+class SentimentExperiment : public TrainingExperiment {
+ public:
+  explicit SentimentExperiment(const DemoInputs& in) {
+    const train::RunDesc base = seeded(in);
+    add_track("self-attention", train::RunKind::sentiment, base);
+    set_budget(setting_or(in, "steps", 600), 25);
+    set_view_setting("example", text_or(in, "example", "0"));
+  }
+
+ protected:
+
+  void add_panels(DemoOutputs& out) const override {
+    const data::Review* r = review();
+    LocalText shapes, t;
+    Mat received = Mat::Zero(4, 1);  // (h, n)
+    std::vector<std::string> words = {"…"}, heads;
+    if (r) {
+      const train::SentimentModel& m = *static_cast<const train::TrainRun&>(*tracks()[0].run).sentiment();
+      for (const train::ShapeInfo& info : m.describe_shapes(int(r->words.size())))
+        add_line(shapes, info.name + ": " + info.shape + "  " + info.note, info.name + ": " + info.shape + "  " + info.note);
+      received = m.attention_received(r->ids);  // (h, n)
+      words = r->words;
+      const float p = m.predict(r->ids);
+      add_line(t, std::string("True label: ") + (r->label ? "positive" : "negative") + ". The model says p(positive) = " + fmt(p) +
+                      (((p > 0.5f) == (r->label == 1)) ? " (right)." : " (wrong)."),
+               std::string("真实标签：") + (r->label ? "正面" : "负面") + "。模型给出 p(正面) = " + fmt(p) +
+                   (((p > 0.5f) == (r->label == 1)) ? "（正确）。" : "（错误）。"));
+    } else {
+      add_line(shapes, "The shapes appear once the model is built.", "模型建好后显示各张量的形状。");
+      add_line(t, "The prediction appears once the model is built.", "模型建好后显示预测。");
+    }
+    for (Eigen::Index h = 0; h < received.rows(); ++h) heads.push_back("head " + std::to_string(h + 1));
+    out.panels.push_back(demo_impl::shapes_panel("shapes", tr("Every tensor, for this review (batch of 32)", "每个张量（这条评论，批大小 32）"), shapes));
+    out.mats["received"] = received.transpose();  // (n, h): one row per word
+    out.panels.push_back(demo_impl::heatmap_panel("received", "received",
+                                                  tr("Attention each word receives, per head (column means)", "每个词得到的注意力，按头（列平均）"),
+                                                  words, heads, false));
+    out.panels.push_back(demo_impl::note_panel("prediction", tr("Prediction", "预测"), t));
+    out.panels.push_back(demo_impl::slider_panel("example", tr("Test review", "测试评论"), 0.0f, 29.0f, 1.0f));
+  }
+};
+
+// ---------------------------------------------------------------- 7 train_hard_attention
+// One patch of the image holds the answer: soft attention, hard attention with
+// plain backpropagation (cannot learn where to look), REINFORCE, Gumbel-softmax.
+class HardAttentionExperiment : public TrainingExperiment {
+ public:
+  explicit HardAttentionExperiment(const DemoInputs& in) {
+    const train::RunDesc base = seeded(in);
+    add_track("soft", train::RunKind::glimpse_soft, base);
+    add_track("hard, backprop", train::RunKind::glimpse_hard_argmax, base);
+    add_track("hard, REINFORCE", train::RunKind::glimpse_reinforce, base);
+    add_track("hard, Gumbel", train::RunKind::glimpse_gumbel, base);
+    set_budget(setting_or(in, "steps", 600), 50);
+    set_view_setting("example", text_or(in, "example", "0"));
+  }
+
+ protected:
+  LocalText accuracy_name() const override { return tr("caption accuracy", "描述词准确率"); }
+
+  void add_panels(DemoOutputs& out) const override {
+    const int grid = 3;
+    Mat pixels = Mat::Zero(grid * data::kPatchSide, grid * data::kPatchSide);
+    Mat weights = Mat::Zero(Eigen::Index(tracks().size()), grid * grid);  // (models, patches)
+    std::vector<std::string> names, patches, pr, pc;
+    LocalText t;
+    for (const Track& k : tracks()) names.push_back(k.name);
+    for (int j = 0; j < grid * grid; ++j) patches.push_back("p" + std::to_string(j + 1));
+    for (int i = 0; i < grid * data::kPatchSide; ++i) pr.push_back(""), pc.push_back("");
+    if (!prepared()) add_line(t, "The models' picks appear here once they are built.", "模型建好后，这里显示各模型的选择。");
+    if (prepared()) {
+      const auto& test = tracks()[0].run->patch_data().test;
+      const data::PatchImage& image = test[size_t(example()) % test.size()];
+      pixels = data::image_pixels(image, grid);
+      for (size_t i = 0; i < tracks().size(); ++i)
+        weights.row(Eigen::Index(i)) = static_cast<const train::TrainRun&>(*tracks()[i].run).glimpse()->weights(image).row(0);
+      add_line(t, "The bright " + std::string(data::shape_word(image.label)) + " is in patch p" + std::to_string(image.target_patch + 1) +
+                      " (patches are numbered row by row).",
+               "明亮的 " + std::string(data::shape_word(image.label)) + " 在图块 p" + std::to_string(image.target_patch + 1) +
+                   " 里（图块逐行编号）。");
+      for (size_t i = 0; i < tracks().size(); ++i) {
+        const Eigen::Index j = demo_impl::row_argmax(weights, Eigen::Index(i));
+        add_line(t, tracks()[i].name + " looks at p" + std::to_string(j + 1) + " (weight " + fmt(weights(Eigen::Index(i), j)) + ")",
+                 tracks()[i].name + " 看向 p" + std::to_string(j + 1) + "（权重 " + fmt(weights(Eigen::Index(i), j)) + "）");
+      }
+    }
+    out.mats["image"] = pixels;
+    out.mats["patch_weights"] = weights;
+    out.panels.push_back(demo_impl::heatmap_panel("image", "image", tr("The image: 3 x 3 patches of 4 x 4 pixels", "图像：3 x 3 个图块，每块 4 x 4 像素"),
+                                                  pr, pc, true));
+    out.panels.push_back(demo_impl::heatmap_panel("where", "patch_weights", tr("Where each model looks (attention over patches)", "每个模型看向哪里（对图块的注意力）"),
+                                                  names, patches, true));
+    out.panels.push_back(demo_impl::note_panel("picks", tr("Picks", "选择"), t));
+    out.panels.push_back(demo_impl::slider_panel("example", tr("Test image", "测试图像"), 0.0f, 29.0f, 1.0f));
+  }
+};
+
+// ---------------------------------------------------------------- 8 timing
+// RNN steps against attention (SIMD and one-lane kernels), timed here, one
+// sequence length per unit of work.
+class TimingExperiment : public Experiment {
+ public:
+  explicit TimingExperiment(const DemoInputs& in) {
+    desc_.d = setting_or(in, "d", 32);
+    desc_.lengths = {8, 16, 32, 64, 128, 256, 512};
+    desc_.repeats = 3;
+  }
+  void prepare() override {}
+  int advance(double budget_ms) override {
+    int done_now = 0;
+    run_units(budget_ms, [&] {
+      if (done()) return false;
+      step_once();
+      ++done_now;
+      return true;
+    });
+    return done_now;
+  }
+  void step_once() override {
+    if (done()) return;
+    const double t0 = clock_ms();
+    points_.push_back(time_rnn_vs_attention_at(desc_, desc_.lengths[points_.size()]));
+    work_ms_ += clock_ms() - t0;
+  }
+  bool done() const override { return points_.size() >= desc_.lengths.size(); }
+  long progress() const override { return long(points_.size()); }
+  long planned() const override { return long(desc_.lengths.size()); }
+  double work_ms() const override { return work_ms_; }
+  bool set_view_setting(const std::string&, const std::string&) override { return false; }
+
+  DemoOutputs view() const override {
+    DemoOutputs out;
+    out.panels.push_back(demo_impl::choice_panel("d", tr("Width d", "宽度 d"), {"16", "32", "64"}));
+    std::vector<float> xs, rnn, simd, scalar;
+    for (const TimingPoint& p : points_) {
+      xs.push_back(float(p.n));
+      rnn.push_back(float(p.rnn_ms));
+      simd.push_back(float(p.attention_ms));
+      scalar.push_back(float(p.attention_scalar_ms));
+    }
+    const std::vector<std::string> series = {"RNN (sequential)", "attention, SIMD", "attention, one lane"};
+    out.mats["lengths"] = row_matrix(xs);
+    out.mats["times"] = series_matrix({rnn, simd, scalar});
+    LocalText t;
+    if (points_.empty()) {
+      add_line(t, "Press Start to measure, in this browser, how long each takes as the sequence grows.",
+               "按“开始”，在这个浏览器里实测序列变长时各自要多久。");
+    } else {
+      const TimingPoint& p = points_.back();
+      add_line(t, "n = " + std::to_string(p.n) + ", d = " + std::to_string(desc_.d) + ": RNN " + ms(p.rnn_ms) + ", attention " +
+                      ms(p.attention_ms) + " with SIMD, " + ms(p.attention_scalar_ms) + " on one lane (medians of " +
+                      std::to_string(desc_.repeats) + " runs).",
+               "n = " + std::to_string(p.n) + "，d = " + std::to_string(desc_.d) + "：RNN " + ms(p.rnn_ms) + "，注意力用 SIMD " +
+                   ms(p.attention_ms) + "，单通道 " + ms(p.attention_scalar_ms) + "（" + std::to_string(desc_.repeats) + " 次的中位数）。");
+      if (p.attention_ms > 0.0)
+        add_line(t, "SIMD speed-up for attention: " + fmt(float(p.attention_scalar_ms / p.attention_ms), 1) + "x.",
+                 "注意力的 SIMD 加速：" + fmt(float(p.attention_scalar_ms / p.attention_ms), 1) + " 倍。");
+    }
+    out.panels.push_back(demo_impl::lines_panel("times", "times", "lengths", tr("Milliseconds against sequence length n", "毫秒数与序列长度 n"),
+                                                series, tr("x: n (log scale); y: milliseconds, measured here", "横轴：n（对数刻度）；纵轴：毫秒，在这里实测")));
+    out.panels.push_back(demo_impl::note_panel("measured", tr("Measured", "实测"), t));
+    return out;
+  }
+
+  Value status() const override {
+    Value s = Value::object();
+    s.set("steps", long(points_.size()));
+    s.set("budget", long(desc_.lengths.size()));
+    s.set("done", done());
+    s.set("workMs", work_ms_);
+    Value pts = Value::array();
+    for (const TimingPoint& p : points_) {
+      Value o = Value::object();
+      o.set("n", p.n);
+      o.set("rnnMs", p.rnn_ms);
+      o.set("attentionMs", p.attention_ms);
+      o.set("attentionScalarMs", p.attention_scalar_ms);
+      pts.push(std::move(o));
+    }
+    s.set("points", std::move(pts));
+    return s;
+  }
+
+ private:
+  TimingDesc desc_;
+  std::vector<TimingPoint> points_;
+  double work_ms_ = 0.0;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------- 9 the factory
+void FrameBudget::observe(double frame_ms) {
+  if (!(frame_ms > 0.0) || !std::isfinite(frame_ms)) return;  // nothing measured yet
+  if (frame_ms > t_.frame_ms) budget_ *= t_.shrink;
+  else if (frame_ms < t_.frame_ms - 3.0) budget_ += t_.grow_ms;
+  budget_ = std::clamp(budget_, t_.min_ms, t_.max_ms);
+}
+
+bool is_experiment_demo(const std::string& demo) {
+  return demo == "timing" || demo.rfind("train_", 0) == 0;
+}
+
+std::unique_ptr<Experiment> make_experiment(const std::string& demo, const DemoInputs& given) {
+  if (!is_experiment_demo(demo)) return nullptr;
+  DemoInputs in = given;
+  for (const auto& [name, fallback] : demo_setting_defaults(demo))
+    if (!in.settings.count(name)) in.settings[name] = fallback;
+  if (demo == "train_translation") return std::make_unique<TranslationExperiment>(in);
+  if (demo == "train_long_range") return std::make_unique<LongRangeExperiment>(in);
+  if (demo == "train_pooling") return std::make_unique<PoolingExperiment>(in);
+  if (demo == "train_sentiment") return std::make_unique<SentimentExperiment>(in);
+  if (demo == "train_hard_attention") return std::make_unique<HardAttentionExperiment>(in);
+  if (demo == "timing") return std::make_unique<TimingExperiment>(in);
+  return nullptr;
+}
+
+}  // namespace attn

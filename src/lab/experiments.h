@@ -1,0 +1,100 @@
+// experiments.h: live demos -- experiments that run over many frames: small
+// models trained side by side (curriculum B2, C, E, G) and kernel timings taken
+// in the learner's own browser (D5).
+//
+// A lesson step names one like any other demo ("demo: train_translation"); the
+// demo registry checks its settings and draws its panels before it starts. The
+// app keeps one Experiment for the step and calls advance() every frame with a
+// time budget, so the page keeps drawing while models learn. view() returns
+// ordinary DemoOutputs (curves, alignments, progress), so no new widget code is
+// needed for what an experiment shows.
+//
+//   auto ex = make_experiment("train_translation", inputs);  // inputs: settings
+//   ex->advance(12.0);       // ~12 ms of training (or of evaluation) this frame
+//   DemoOutputs shown = ex->view();
+//
+// Side-by-side models are stepped in lockstep: every model takes its k-th step
+// before any takes its (k+1)-th, from the same seed, on the same batches, and
+// each stops at the same step budget. Held-out evaluations are spread over
+// frames in small chunks and training waits for them, so a curve's points are
+// exact evaluations of one set of weights.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/json.h"
+#include "lab/demos.h"
+
+namespace attn {
+
+class Experiment {
+ public:
+  virtual ~Experiment() = default;
+
+  // Builds the models and data (the registry's preview skips this; advance()
+  // calls it when needed). Idempotent.
+  virtual void prepare() = 0;
+  // Works for at most about budget_ms milliseconds: training steps, evaluation
+  // chunks or measurements, starting another unit only while one as long as the
+  // last still fits; always at least one unit of work unless done(). Returns the
+  // number of training steps (or measurements) completed.
+  virtual int advance(double budget_ms) = 0;
+  // One training step (or one measurement), finishing any evaluation it triggers.
+  virtual void step_once() = 0;
+  virtual bool done() const = 0;
+  // Units done and planned: training steps per model, or lengths measured.
+  virtual long progress() const = 0;
+  virtual long planned() const = 0;
+  // Panels and matrices for the current state. Cheap: a few forward passes.
+  virtual DemoOutputs view() const = 0;
+  // A setting that only changes what is shown (e.g. which example sentence).
+  // Returns false when the setting needs a fresh experiment instead.
+  virtual bool set_view_setting(const std::string& name, const std::string& value) = 0;
+  // Numbers for the page's test hook and the CLI: steps, per-model loss,
+  // held-out accuracy and time per step.
+  virtual json::Value status() const = 0;
+  // Milliseconds of work done by advance()/step_once() so far (training,
+  // evaluation and measuring; not drawing).
+  virtual double work_ms() const = 0;
+};
+
+// How many milliseconds of experiment work go into the next frame, so the page
+// keeps its frame rate while a model trains. What else a frame costs (drawing,
+// the browser compositing the page, other programs on the machine) cannot be
+// measured from inside the page, and in a browser most of it runs on other
+// threads, overlapping the work; it all shows in the time between frames. So
+// the budget is steered by that time: while frames come faster than the target
+// it grows by `grow_ms` a frame, and while they come slower it shrinks by
+// `shrink` (a factor) a frame, always between min_ms and max_ms.
+struct FrameBudgetTarget {
+  double frame_ms = 25.0;  // 40 fps: a third above 30 fps, for noise
+  double min_ms = 4.0;     // about one training step of the larger models
+  double max_ms = 14.0;    // a 60 Hz frame still has time to draw
+  double start_ms = 4.0;
+  double grow_ms = 0.25;
+  double shrink = 0.9;
+};
+class FrameBudget {
+ public:
+  explicit FrameBudget(FrameBudgetTarget target = {}) : t_(target), budget_(target.start_ms) {}
+  double budget_ms() const { return budget_; }
+  // One frame went by; frame_ms is the recent (smoothed) time between frames.
+  // Frames within 3 ms under the target leave the budget as it is.
+  void observe(double frame_ms);
+
+ private:
+  FrameBudgetTarget t_;
+  double budget_;
+};
+
+// True for the demos that are experiments (train_*, timing).
+bool is_experiment_demo(const std::string& demo);
+
+// A fresh experiment for demo `demo` with the learner's settings (already
+// checked by the demo registry; missing ones take their defaults). Null when
+// `demo` is not an experiment.
+std::unique_ptr<Experiment> make_experiment(const std::string& demo, const DemoInputs& in);
+
+}  // namespace attn

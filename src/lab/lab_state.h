@@ -1,0 +1,103 @@
+// lab_state.h: everything about a learner that outlives a page load, as one value:
+// language, where they are, how far they got, the numbers they changed, and the
+// hints and quiz answers they revealed. It is saved (browser storage or a file),
+// restored, and (the numbers only) put in share links.
+//
+// Sections: 1 the value, 2 saving and restoring, 3 links (deep links and shares).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/json.h"
+#include "lab/demos.h"
+#include "lab/lesson.h"
+
+namespace attn {
+
+// ---------------------------------------------------------------- 1 the value
+// The learner's changes to one step: only what differs from the lesson's values.
+struct StepEdits {
+  std::map<std::string, Mat> mats;              // whole matrices, by name
+  std::map<std::string, std::string> settings;  // by name
+  bool empty() const { return mats.empty() && settings.empty(); }
+};
+
+// What the learner did with a step's exercises and quizzes. Kept by exercise and
+// quiz id, not position, so a lesson that gains or reorders them keeps each answer.
+struct QuizAnswer {
+  int picked = -1;       // option index chosen, -1 = none yet
+  bool checked = false;  // the answer was revealed (the options are then locked)
+  bool operator==(const QuizAnswer& o) const { return picked == o.picked && checked == o.checked; }
+};
+struct StepAnswers {
+  std::map<std::string, int> hints;           // exercise id -> hints revealed (> 0)
+  std::map<std::string, QuizAnswer> quizzes;  // quiz id -> answer (picked or checked)
+  bool empty() const { return hints.empty() && quizzes.empty(); }
+};
+
+struct LabState {
+  std::string lang = "en";
+  std::string lesson;  // current lesson id ("" = the first lesson)
+  int step = 0;
+  std::map<std::string, int> furthest;      // lesson id -> furthest step index reached
+  std::map<std::string, StepEdits> edits;   // "lesson-id/step-id" -> the learner's changes
+  std::map<std::string, StepAnswers> answers;  // "lesson-id/step-id" -> hints and quiz answers
+};
+
+// Key of a step in LabState::edits.
+std::string step_key(const std::string& lesson_id, const std::string& step_id);
+
+// The inputs a learner sees on a step: the lesson's values with their edits applied.
+// Edits that no longer fit the lesson (a matrix whose shape changed, a name that is
+// gone) are skipped, so an updated lesson never breaks on old saved state.
+DemoInputs inputs_with_edits(const LessonStep& step, const StepEdits* edits);
+
+// What differs between a step's defaults and `current`, as StepEdits.
+StepEdits edits_from_inputs(const LessonStep& step, const DemoInputs& current);
+
+// A step's hints revealed (one count per exercise) and quiz answers (one per quiz),
+// in the step's order. Saved answers that no longer fit the step read as less, never
+// as more: a count above the exercise's hints is capped, an option that is gone is
+// unpicked, and a quiz is only checked with a valid pick.
+std::vector<int> hints_for_step(const LessonStep& step, const StepAnswers* answers);
+std::vector<QuizAnswer> quizzes_for_step(const LessonStep& step, const StepAnswers* answers);
+// The reverse: StepAnswers holding what differs from a fresh step (nothing revealed).
+StepAnswers answers_from_step(const LessonStep& step, const std::vector<int>& hints,
+                              const std::vector<QuizAnswer>& quizzes);
+
+// ---------------------------------------------------------------- 2 saving and restoring
+// Version 2 added `answers`; version 1 files (without them) still load.
+constexpr int kLabStateVersion = 2;
+constexpr std::size_t kMaxSavedStateBytes = 1u << 20;  // refuse to load more than 1 MiB
+
+json::Value lab_state_to_json(const LabState& state);
+// Reads saved state. Anything malformed (wrong types, non-finite numbers, unknown
+// version, too large, a hint count or option that is not a small whole number)
+// makes it return false with *why set; *out is then untouched.
+bool lab_state_from_json(const json::Value& v, LabState* out, std::string* why);
+bool lab_state_from_text(const std::string& text, LabState* out, std::string* why);
+
+// Makes a loaded state fit the lessons at hand: unknown lessons and steps are
+// dropped from `lesson`/`step`/`furthest` (edits are kept, they may fit later).
+void lab_state_fit(LabState* state, const std::vector<Lesson>& lessons);
+
+// ---------------------------------------------------------------- 3 links
+// The URL fragment for a place, and optionally the learner's edits there:
+//   "first-look/2"                      (1-based step, as people count)
+//   "first-look/2/v1.<base64url JSON>"  (with edits: a share link)
+std::string make_link(const std::string& lesson_id, int step, const StepEdits* edits);
+
+struct ParsedLink {
+  std::string lesson;  // empty when the fragment names nothing
+  int step = 0;        // 0-based
+  bool has_edits = false;
+  StepEdits edits;
+};
+constexpr std::size_t kMaxLinkBytes = 4096;
+// Parses a fragment (with or without the leading '#'). Returns false with *why for
+// anything malformed, oversized or of an unknown version.
+bool parse_link(const std::string& fragment, ParsedLink* out, std::string* why);
+
+}  // namespace attn

@@ -1,0 +1,457 @@
+// lesson.cpp: parser for lessons/*.lesson and the index.
+//
+// Sections: 1 small text helpers, 2 values (text, numbers, matrices),
+// 3 the line-by-line parser (steps, demo parameters, exercises and quizzes),
+// 4 loading the index and validating (demo parameters, and the matrices, settings
+// and panels that exercises and quizzes name).
+#include "lab/lesson.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <set>
+
+#include "lab/demos.h"
+
+namespace attn {
+
+// ---------------------------------------------------------------- 1 text helpers
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool valid_id(std::string_view s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_')) return false;
+  return true;
+}
+
+const std::set<std::string> kLanguages = {"en", "zh"};
+// Keys whose text may be given per language ("goal.zh").
+const std::set<std::string> kLocalised = {"title", "text", "goal", "hint", "question", "option", "explain"};
+
+void strip_trailing_newlines(LocalText& t) {
+  for (auto& [lang, s] : t.by_lang)
+    while (!s.empty() && s.back() == '\n') s.pop_back();
+}
+
+// "a, b, c" -> {"a", "b", "c"}, empty entries dropped.
+std::vector<std::string> split_list(std::string_view s) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t comma = s.find(',', pos);
+    if (comma == std::string_view::npos) comma = s.size();
+    const std::string_view item = trim(s.substr(pos, comma - pos));
+    if (!item.empty()) out.emplace_back(item);
+    pos = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::string& LocalText::get(const std::string& lang) const {
+  static const std::string empty;
+  auto it = by_lang.find(lang);
+  if (it != by_lang.end() && !it->second.empty()) return it->second;
+  it = by_lang.find("en");
+  return it != by_lang.end() ? it->second : empty;
+}
+
+std::string LessonError::to_string() const {
+  std::string s = "lessons/" + file;
+  if (line > 0) s += ":" + std::to_string(line);
+  return s + ": " + message;
+}
+
+// ---------------------------------------------------------------- 2 values
+namespace {
+
+}  // namespace
+
+// Parses "[[1, 2], [3, 4]]" (rows of equal length) or "[1, 2]" (one row).
+// Only finite numbers are accepted: a lesson never starts from NaN or Inf.
+bool parse_matrix_value(std::string_view s, Mat& out, std::string& why) {
+  size_t i = 0;
+  auto skip = [&] { while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i; };
+  auto number = [&](float& v) {
+    skip();
+    std::string tok;
+    while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '-' || s[i] == '+' ||
+                            s[i] == '.' || s[i] == 'e' || s[i] == 'E'))
+      tok += s[i++];
+    if (tok.empty()) return false;
+    char* end = nullptr;
+    const double d = std::strtod(tok.c_str(), &end);
+    if (*end != '\0' || !std::isfinite(d) || std::abs(d) > 1e6) return false;
+    v = float(d);
+    return true;
+  };
+  auto row = [&](std::vector<float>& r) {
+    skip();
+    if (i >= s.size() || s[i] != '[') return false;
+    ++i;
+    skip();
+    if (i < s.size() && s[i] == ']') { ++i; return true; }
+    for (;;) {
+      float v = 0;
+      if (!number(v)) return false;
+      r.push_back(v);
+      skip();
+      if (i < s.size() && s[i] == ',') { ++i; continue; }
+      if (i < s.size() && s[i] == ']') { ++i; return true; }
+      return false;
+    }
+  };
+  std::vector<std::vector<float>> rows;
+  skip();
+  size_t save = i;
+  if (i < s.size() && s[i] == '[') {
+    ++i;
+    skip();
+    if (i < s.size() && s[i] == '[') {  // matrix: array of rows
+      for (;;) {
+        rows.emplace_back();
+        if (!row(rows.back())) { why = "expected a row of finite numbers like [1, 2]"; return false; }
+        skip();
+        if (i < s.size() && s[i] == ',') { ++i; continue; }
+        if (i < s.size() && s[i] == ']') { ++i; break; }
+        why = "expected ',' or ']' between rows";
+        return false;
+      }
+    } else {  // a single row
+      i = save;
+      rows.emplace_back();
+      if (!row(rows.back())) { why = "expected finite numbers like [1, 2]"; return false; }
+    }
+  }
+  skip();
+  if (i != s.size()) { why = "unexpected text after the matrix"; return false; }
+  if (rows.empty() || rows[0].empty()) { why = "empty matrix"; return false; }
+  for (const auto& r : rows)
+    if (r.size() != rows[0].size()) { why = "rows have different lengths"; return false; }
+  if (rows.size() > 64 || rows[0].size() > 64) { why = "matrix larger than 64 x 64"; return false; }
+  out.resize(Eigen::Index(rows.size()), Eigen::Index(rows[0].size()));
+  for (size_t r = 0; r < rows.size(); ++r)
+    for (size_t c = 0; c < rows[r].size(); ++c) out(Eigen::Index(r), Eigen::Index(c)) = rows[r][c];
+  return true;
+}
+
+namespace {
+
+bool parse_value(std::string_view raw, int line, LessonValue& v, std::string& why) {
+  v.text = std::string(raw);
+  v.line = line;
+  if (!raw.empty() && raw.front() == '[') {
+    v.kind = LessonValue::Kind::matrix;
+    return parse_matrix_value(raw, v.matrix, why);
+  }
+  char* end = nullptr;
+  const std::string s(raw);
+  const double d = std::strtod(s.c_str(), &end);
+  if (!s.empty() && end && *end == '\0') {
+    if (!std::isfinite(d)) { why = "number is not finite"; return false; }
+    v.kind = LessonValue::Kind::number;
+    v.number = float(d);
+    return true;
+  }
+  v.kind = LessonValue::Kind::text;
+  return true;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- 3 parser
+bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,
+                  std::vector<LessonError>& errors) {
+  const size_t errors_before = errors.size();
+  auto fail = [&](int line, std::string msg) { errors.push_back({std::string(file), line, std::move(msg)}); };
+  out = Lesson{};
+  out.file = std::string(file);
+
+  LocalText* block = nullptr;  // the prose block being filled by indented lines
+  std::string block_lang;
+  LessonStep* step = nullptr;
+  Exercise* exercise = nullptr;  // the exercise or quiz that goal:, option: ... belong to
+  Quiz* quiz = nullptr;
+  std::set<std::string> step_ids, item_ids;
+  int n = 0;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    ++n;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+
+    // Prose: indented lines (or blank lines) continue the open text block.
+    if (block && (trim(line).empty() || line.front() == ' ' || line.front() == '\t')) {
+      std::string& t = block->by_lang[block_lang];
+      std::string_view body = trim(line);
+      if (body.empty()) {
+        if (!t.empty() && t.back() != '\n') t += "\n";
+      } else {
+        // Lines of one paragraph are joined with spaces; a blank line made the '\n'.
+        if (!t.empty() && t.back() != '\n') t += " ";
+        t += std::string(body);
+      }
+      continue;
+    }
+    block = nullptr;
+    std::string_view l = trim(line);
+    if (l.empty() || l.front() == '#') continue;
+    if (line.front() == ' ' || line.front() == '\t') { fail(n, "indented line outside a text block"); continue; }
+    const size_t colon = l.find(':');
+    if (colon == std::string_view::npos) { fail(n, "expected 'key: value'"); continue; }
+    std::string key(trim(l.substr(0, colon)));
+    std::string_view value = trim(l.substr(colon + 1));
+
+    // A key may carry a language: "title.zh".
+    std::string base = key, lang = "en";
+    if (const size_t dot = key.find('.'); dot != std::string::npos) {
+      base = key.substr(0, dot);
+      lang = key.substr(dot + 1);
+      if (!kLanguages.count(lang)) { fail(n, "unknown language '" + lang + "' (use en or zh)"); continue; }
+      if (!kLocalised.count(base)) {
+        fail(n, "only title, text, goal, hint, question, option and explain can have a language");
+        continue;
+      }
+    }
+
+    // Text of an exercise or quiz: on the same line, or an indented block below.
+    auto set_text = [&](LocalText& t, const char* what) {
+      if (t.by_lang.count(lang)) { fail(n, "'" + key + "' given twice for this " + what); return; }
+      t.by_lang[lang] = std::string(value);
+      if (value.empty()) {
+        block = &t;
+        block_lang = lang;
+      }
+    };
+
+    if (n == 1 || out.id.empty()) {
+      if (base != "lesson") { fail(n, "a lesson file must start with 'lesson: <id>'"); return false; }
+    }
+    if (base == "lesson") {
+      if (!out.id.empty()) { fail(n, "'lesson:' given twice"); continue; }
+      if (!valid_id(value)) { fail(n, "lesson id must be letters, digits, '-' or '_'"); continue; }
+      out.id = std::string(value);
+    } else if (base == "step") {
+      if (!valid_id(value)) { fail(n, "step id must be letters, digits, '-' or '_'"); continue; }
+      if (!step_ids.insert(std::string(value)).second) fail(n, "step id '" + std::string(value) + "' used twice");
+      out.steps.emplace_back();
+      step = &out.steps.back();
+      step->id = std::string(value);
+      step->line = n;
+      exercise = nullptr;
+      quiz = nullptr;
+      item_ids.clear();
+    } else if (base == "title") {
+      if (value.empty()) { fail(n, "empty title"); continue; }
+      (step ? step->title : out.title).by_lang[lang] = std::string(value);
+    } else if (base == "text") {
+      if (!step) { fail(n, "text belongs to a step: write 'step: <id>' first"); continue; }
+      if (!value.empty()) { fail(n, "text starts on the next line, indented"); continue; }
+      block = &step->text;
+      block_lang = lang;
+      block->by_lang[lang].clear();
+    } else if (base == "demo") {
+      if (!step) { fail(n, "demo belongs to a step"); continue; }
+      step->demo = std::string(value);
+    } else if (base == "exercise" || base == "quiz") {
+      if (!step) { fail(n, base + " belongs to a step: write 'step: <id>' first"); continue; }
+      if (!valid_id(value)) { fail(n, base + " id must be letters, digits, '-' or '_'"); continue; }
+      if (!item_ids.insert(std::string(value)).second) {
+        fail(n, "'" + std::string(value) + "' is already an exercise or quiz of this step");
+        continue;
+      }
+      exercise = nullptr;
+      quiz = nullptr;
+      if (base == "exercise") {
+        step->exercises.emplace_back();
+        exercise = &step->exercises.back();
+        exercise->id = std::string(value);
+        exercise->line = n;
+      } else {
+        step->quizzes.emplace_back();
+        quiz = &step->quizzes.back();
+        quiz->id = std::string(value);
+        quiz->line = n;
+        quiz->answer = -1;
+      }
+    } else if (base == "goal" || base == "hint" || base == "check" || base == "solution") {
+      if (!exercise) { fail(n, "'" + base + "' belongs to an exercise: write 'exercise: <id>' first"); continue; }
+      std::string why;
+      if (base == "goal") {
+        set_text(exercise->goal, "exercise");
+      } else if (base == "hint") {
+        if (lang == "en") exercise->hints.emplace_back();
+        else if (exercise->hints.empty()) { fail(n, "'" + key + "' must follow its English 'hint:'"); continue; }
+        set_text(exercise->hints.back(), "hint");
+      } else if (base == "check") {
+        if (!exercise->check_text.empty()) { fail(n, "'check' given twice for this exercise"); continue; }
+        exercise->check_text = std::string(value);
+        if (!parse_check(value, exercise->check, why)) fail(n, "check: " + why);
+      } else {
+        if (!exercise->solution_text.empty()) { fail(n, "'solution' given twice for this exercise"); continue; }
+        exercise->solution_text = std::string(value);
+        if (!parse_solution(value, exercise->solution, why)) fail(n, "solution: " + why);
+      }
+    } else if (base == "question" || base == "option" || base == "answer" || base == "explain" || base == "hides") {
+      if (!quiz) { fail(n, "'" + base + "' belongs to a quiz: write 'quiz: <id>' first"); continue; }
+      if (base == "question") {
+        set_text(quiz->question, "quiz");
+      } else if (base == "option") {
+        if (lang == "en") quiz->options.emplace_back();
+        else if (quiz->options.empty()) { fail(n, "'" + key + "' must follow its English 'option:'"); continue; }
+        set_text(quiz->options.back(), "option");
+      } else if (base == "explain") {
+        set_text(quiz->explanation, "quiz");
+      } else if (base == "answer") {
+        const std::string v(value);
+        char* end = nullptr;
+        const long a = std::strtol(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || a < 1) { fail(n, "answer is the number of the right option, counting from 1"); continue; }
+        quiz->answer = int(a - 1);
+      } else {
+        for (const auto& id : split_list(value)) quiz->hides.push_back(id);
+      }
+    } else {
+      if (!step) { fail(n, "unknown lesson key '" + key + "'"); continue; }
+      if (step->params.count(key)) { fail(n, "'" + key + "' given twice in this step"); continue; }
+      LessonValue v;
+      std::string why;
+      if (!parse_value(value, n, v, why)) { fail(n, "'" + key + "': " + why); continue; }
+      step->params[key] = std::move(v);
+    }
+  }
+  // Exercises and quizzes must be complete.
+  for (const LessonStep& s : out.steps) {
+    for (const Exercise& e : s.exercises) {
+      const std::string what = "exercise '" + e.id + "' ";
+      if (!e.goal.by_lang.count("en") || e.goal.by_lang.at("en").empty()) fail(e.line, what + "has no English goal");
+      if (e.check_text.empty()) fail(e.line, what + "has no check");
+      if (e.solution_text.empty()) fail(e.line, what + "has no solution");
+    }
+    for (const Quiz& q : s.quizzes) {
+      const std::string what = "quiz '" + q.id + "' ";
+      if (!q.question.by_lang.count("en") || q.question.by_lang.at("en").empty()) fail(q.line, what + "has no English question");
+      if (q.options.size() < 2) fail(q.line, what + "needs at least 2 options");
+      for (const LocalText& o : q.options)
+        if (!o.by_lang.count("en") || o.by_lang.at("en").empty()) fail(q.line, what + "has an option without English text");
+      if (q.answer < 0) fail(q.line, what + "has no answer");
+      else if (size_t(q.answer) >= q.options.size() && q.options.size() >= 2)
+        fail(q.line, what + "has " + std::to_string(q.options.size()) + " options; answer " +
+                                       std::to_string(q.answer + 1) + " does not exist");
+      if (!q.explanation.by_lang.count("en") || q.explanation.by_lang.at("en").empty()) fail(q.line, what + "has no English explanation");
+    }
+  }
+  for (auto& s : out.steps) {
+    strip_trailing_newlines(s.text);
+    for (auto& e : s.exercises) {
+      strip_trailing_newlines(e.goal);
+      for (auto& h : e.hints) strip_trailing_newlines(h);
+    }
+    for (auto& q : s.quizzes) {
+      strip_trailing_newlines(q.question);
+      strip_trailing_newlines(q.explanation);
+      for (auto& o : q.options) strip_trailing_newlines(o);
+    }
+  }
+
+  if (errors.size() == errors_before) {
+    if (out.id.empty()) fail(0, "empty lesson file");
+    else if (!out.title.by_lang.count("en")) fail(0, "lesson has no English title");
+    else if (out.steps.empty()) fail(0, "lesson has no steps");
+  }
+  return errors.size() == errors_before;
+}
+
+// ---------------------------------------------------------------- 4 index + validation
+bool validate_lesson(const Lesson& lesson, std::vector<LessonError>& errors) {
+  const size_t before = errors.size();
+  for (const LessonStep& s : lesson.steps) {
+    if (!s.title.by_lang.count("en")) errors.push_back({lesson.file, s.line, "step '" + s.id + "' has no English title"});
+    if (!s.text.by_lang.count("en")) errors.push_back({lesson.file, s.line, "step '" + s.id + "' has no English text"});
+    if (s.demo.empty()) {  // a prose-only step
+      for (const Exercise& e : s.exercises) errors.push_back({lesson.file, e.line, "an exercise needs a step with a demo"});
+      for (const Quiz& q : s.quizzes)
+        if (!q.hides.empty()) errors.push_back({lesson.file, q.line, "a quiz can only hide panels of a step with a demo"});
+      continue;
+    }
+    const size_t step_before = errors.size();
+    for (const DemoIssue& issue : check_demo_params(s.demo, s.params))
+      errors.push_back({lesson.file, issue.line > 0 ? issue.line : s.line, issue.message});
+    if (errors.size() != step_before || (s.exercises.empty() && s.quizzes.empty())) continue;
+    // Exercises and quizzes refer to the demo's matrices, settings and panels:
+    // check them against what the demo computes from the step's starting values.
+    const DemoInputs in = demo_defaults(s);
+    const DemoOutputs out = run_demo(s.demo, in);
+    if (!out.error.empty()) {
+      errors.push_back({lesson.file, s.line, "the demo fails on this step's values: " + out.error});
+      continue;
+    }
+    for (const Exercise& e : s.exercises) {
+      const ExerciseStatus st = check_exercise(e, in, out);
+      if (!st.error.empty()) errors.push_back({lesson.file, e.line, "exercise '" + e.id + "' check: " + st.error});
+      DemoInputs solved = in;
+      std::string why;
+      if (!apply_solution(e, out, solved, &why)) {
+        errors.push_back({lesson.file, e.line, "exercise '" + e.id + "' solution: " + why});
+        continue;
+      }
+      const DemoOutputs after = run_demo(s.demo, solved);
+      if (!after.error.empty())
+        errors.push_back({lesson.file, e.line, "exercise '" + e.id + "' solution makes the demo fail: " + after.error});
+    }
+    for (const Quiz& q : s.quizzes)
+      for (const std::string& id : q.hides) {
+        bool found = false;
+        for (const Panel& p : out.panels) found = found || p.id == id;
+        if (!found) errors.push_back({lesson.file, q.line, "quiz '" + q.id + "' hides '" + id + "', which is not a panel of this demo"});
+      }
+  }
+  return errors.size() == before;
+}
+
+LessonSet load_lessons(ReadFileFn read, void* user) {
+  LessonSet set;
+  std::string index;
+  if (!read("index.txt", index, user)) {
+    set.errors.push_back({"index.txt", 0, "the lesson index is missing"});
+    return set;
+  }
+  std::set<std::string> ids;
+  int n = 0;
+  size_t pos = 0;
+  while (pos < index.size()) {
+    size_t nl = index.find('\n', pos);
+    if (nl == std::string::npos) nl = index.size();
+    const std::string name(trim(std::string_view(index).substr(pos, nl - pos)));
+    pos = nl + 1;
+    ++n;
+    if (name.empty() || name[0] == '#') continue;
+    std::string text;
+    if (!read(name, text, user)) {
+      set.errors.push_back({"index.txt", n, "lists '" + name + "', which does not exist"});
+      continue;
+    }
+    Lesson lesson;
+    if (!parse_lesson(name, text, lesson, set.errors)) continue;
+    if (!validate_lesson(lesson, set.errors)) continue;
+    if (!ids.insert(lesson.id).second) {
+      set.errors.push_back({name, 1, "lesson id '" + lesson.id + "' is already used by another file"});
+      continue;
+    }
+    set.lessons.push_back(std::move(lesson));
+  }
+  return set;
+}
+
+}  // namespace attn

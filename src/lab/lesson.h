@@ -1,0 +1,96 @@
+// lesson.h: the lesson data model and its parser.
+//
+// Lessons are data (lessons/*.lesson, listed in order by lessons/index.txt and
+// embedded at build time). The format is described in lessons/README.md; in short:
+//
+//   lesson: first-look                 <- first key of a file: the lesson id
+//   title: A query meets three keys    <- English text; "title.zh:" for Chinese
+//
+//   step: scores                       <- starts a step
+//   title: Score, normalise, sum
+//   demo: qkv_basic                    <- which live demo the step shows
+//   tokens: I | love | China           <- demo parameters: text, numbers or
+//   q: [[1, 0], [0, 1], [1, 1]]        <- matrices written as arrays of rows
+//   text:                              <- prose block: the indented lines below
+//     Each token has a query ...
+//   exercise: / quiz:                  <- a goal or a question (see exercise.h)
+//
+// Every problem is reported with the file and line, and a broken lesson never
+// stops the others from loading.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/tensor.h"
+#include "lab/exercise.h"
+#include "lab/local_text.h"
+
+namespace attn {
+
+// One demo parameter as written in the file.
+struct LessonValue {
+  enum class Kind { text, number, matrix };
+  Kind kind = Kind::text;
+  std::string text;     // the value as written (trimmed), for every kind
+  float number = 0.0f;  // Kind::number
+  Mat matrix;           // Kind::matrix: (rows, cols); a flat [a, b] is one row
+  int line = 0;         // where it was written, for error messages
+};
+
+struct LessonStep {
+  std::string id;
+  int line = 0;
+  LocalText title;
+  LocalText text;  // prose, paragraphs separated by blank lines
+  std::string demo;
+  std::map<std::string, LessonValue> params;  // every other key of the step
+  std::vector<Exercise> exercises;  // goals checked live (exercise.h)
+  std::vector<Quiz> quizzes;        // predict, then reveal (exercise.h)
+};
+
+struct Lesson {
+  std::string id;
+  std::string file;  // e.g. "first_look.lesson"
+  LocalText title;
+  std::vector<LessonStep> steps;
+};
+
+struct LessonError {
+  std::string file;
+  int line = 0;  // 0 when the problem is with the file as a whole
+  std::string message;
+  std::string to_string() const;  // "lessons/file.lesson:12: message"
+};
+
+// Parses a matrix written as "[[1, 2], [3, 4]]" or one row "[1, 2]": rectangular,
+// at most 64 x 64, finite numbers of magnitude at most 1e6. On failure sets `why`.
+bool parse_matrix_value(std::string_view s, Mat& out, std::string& why);
+
+// Parses one lesson file. On failure returns false and appends to `errors`
+// (the lesson is then not usable; the caller keeps going with the others).
+bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,
+                  std::vector<LessonError>& errors);
+
+// Checks a parsed lesson's steps against the demo registry (known demo, required
+// parameters present, shapes consistent). Appends to `errors`; returns true if clean.
+bool validate_lesson(const Lesson& lesson, std::vector<LessonError>& errors);
+
+struct LessonSet {
+  std::vector<Lesson> lessons;      // those that loaded, in index order
+  std::vector<LessonError> errors;  // everything that went wrong
+};
+
+// A file source: returns the file's text, or false when it does not exist.
+using ReadFileFn = bool (*)(std::string_view name, std::string& out, void* user);
+
+// Reads index.txt and every lesson it names through `read`, parsing and validating each.
+LessonSet load_lessons(ReadFileFn read, void* user);
+
+// The same, from the files embedded at build time (defined in embedded.cpp, which
+// is linked with the generated lesson data).
+LessonSet load_embedded_lessons();
+
+}  // namespace attn

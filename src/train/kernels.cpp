@@ -1,0 +1,99 @@
+// kernels.cpp: plain-loop products and softmax (see kernels.h for the rules:
+// fixed summation order, no Eigen arithmetic, no fused multiply-add).
+#include "train/kernels.h"
+
+#include "train/fmath.h"
+
+namespace attn::train {
+
+// ---------------------------------------------------------------- 1 products
+void matmul(const Mat& X, const Mat& W, Mat& Y) {
+  Y.setZero(X.rows(), W.cols());
+  matmul_add(X, W, Y);
+}
+
+void matmul_add(const Mat& X, const Mat& W, Mat& Y) {
+  for (Eigen::Index i = 0; i < X.rows(); ++i) vec_mat_add(&X(i, 0), W, &Y(i, 0));
+}
+
+void matmul_tn_add(const Mat& X, const Mat& D, Mat& G) {
+  for (Eigen::Index i = 0; i < X.rows(); ++i) outer_add(&X(i, 0), &D(i, 0), G);
+}
+
+void matmul_nt(const Mat& D, const Mat& W, Mat& Y) {
+  Y.setZero(D.rows(), W.rows());
+  matmul_nt_add(D, W, Y);
+}
+
+void matmul_nt_add(const Mat& D, const Mat& W, Mat& Y) {
+  for (Eigen::Index i = 0; i < D.rows(); ++i) vec_mat_t_add(&D(i, 0), W, &Y(i, 0));
+}
+
+void vec_mat(const float* x, const Mat& W, float* y) {
+  for (Eigen::Index j = 0; j < W.cols(); ++j) y[j] = 0.0f;
+  vec_mat_add(x, W, y);
+}
+
+void vec_mat_add(const float* x, const Mat& W, float* y) {
+  const int m = int(W.cols());
+  for (Eigen::Index p = 0; p < W.rows(); ++p) {
+    const float a = x[p];
+    if (a == 0.0f) continue;  // adding 0 * w changes nothing (w is finite)
+    axpy(a, W.data() + p * m, y, m);
+  }
+}
+
+void vec_mat_t_add(const float* d, const Mat& W, float* y) {
+  const int m = int(W.cols());
+  for (Eigen::Index k = 0; k < W.rows(); ++k) y[k] += dot(d, W.data() + k * m, m);
+}
+
+void outer_add(const float* x, const float* d, Mat& G) {
+  const int m = int(G.cols());
+  for (Eigen::Index p = 0; p < G.rows(); ++p) {
+    const float a = x[p];
+    if (a == 0.0f) continue;
+    axpy(a, d, G.data() + p * m, m);
+  }
+}
+
+// ---------------------------------------------------------------- 2 row and column helpers
+void add_row_bias(Mat& Y, const Mat& b) {
+  for (Eigen::Index i = 0; i < Y.rows(); ++i)
+    for (Eigen::Index j = 0; j < Y.cols(); ++j) Y(i, j) += b(0, j);
+}
+
+void colsum_add(const Mat& D, Mat& g) {
+  for (Eigen::Index i = 0; i < D.rows(); ++i)
+    for (Eigen::Index j = 0; j < D.cols(); ++j) g(0, j) += D(i, j);
+}
+
+float dot(const float* x, const float* y, int n) {
+  float s = 0.0f;
+  for (int j = 0; j < n; ++j) s += x[j] * y[j];
+  return s;
+}
+
+void axpy(float a, const float* x, float* y, int n) {
+  for (int j = 0; j < n; ++j) y[j] += a * x[j];
+}
+
+// ---------------------------------------------------------------- 3 softmax
+void softmax_row(const float* s, int n, float* p) {
+  float m = s[0];                                   // pass 1: the maximum
+  for (int j = 1; j < n; ++j) m = s[j] > m ? s[j] : m;
+  float total = 0.0f;                               // pass 2: exp(s - max), sum
+  for (int j = 0; j < n; ++j) {
+    p[j] = exp_f(s[j] - m);
+    total += p[j];
+  }
+  const float inv = 1.0f / total;                   // pass 3: normalise (total >= 1)
+  for (int j = 0; j < n; ++j) p[j] *= inv;
+}
+
+void softmax_row_backward(const float* p, const float* dp, int n, float* ds) {
+  const float inner = dot(dp, p, n);
+  for (int j = 0; j < n; ++j) ds[j] = p[j] * (dp[j] - inner);
+}
+
+}  // namespace attn::train

@@ -1,0 +1,76 @@
+// sentiment_model.h: the complete attention-based sentiment classifier of
+// curriculum G, one review at a time (a mini-batch is a loop):
+//
+//   ids (n)                                      word ids of one review
+//   X  = embed(ids)                 (n, d)       d = d_model
+//   X' = X + PE                     (n, d)       sinusoidal position, summed
+//   Q, K, V = X' W_Q, X' W_K, X' W_V (n, h*d_h)  h heads of size d_h
+//   Z_t = softmax(Q_t K_t^T / sqrt(d_h)) V_t     (n, d_h) per head t
+//   Z = [Z_0 | ... | Z_{h-1}]       (n, h*d_h)   concatenated, no output projection
+//   g = mean over time of Z         (h*d_h)      global average pooling
+//   g' = dropout(g, 0.5)            (h*d_h)      training only (inverted scaling)
+//   p = sigmoid(g' w + b)           scalar       probability "positive"
+//   loss = binary cross-entropy(p, label), optimised with Adam
+//
+// The widely copied original uses a 10,000-word vocabulary, 80-token padded
+// sequences, batch 32 and 8 heads of 16; describe_shapes() reports both our
+// sizes and where the batch dimension would sit.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "data/sentiment.h"
+#include "train/layers.h"
+#include "train/model_common.h"
+#include "train/optim.h"
+
+namespace attn::train {
+
+struct SentimentModelDesc {
+  int vocab = 0;
+  int d_model = 32;     // embedding width d
+  int heads = 4;        // h
+  int head_size = 8;    // d_h
+  float dropout = 0.5f;
+  OptimizerDesc optimizer = {OptimizerKind::adam, 0.005f, 0.0f, 0.9f, 0.999f, 1e-8f, 0.0f};
+  uint64_t seed = 1;
+};
+
+class SentimentModel {
+ public:
+  explicit SentimentModel(const SentimentModelDesc& desc);
+
+  ParamList params();
+  // Mean BCE over the batch with dropout masks fixed by (seed, step, example);
+  // zeroes, then accumulates gradients.
+  float forward_backward(const std::vector<data::Review>& set, const std::vector<int>& batch);
+  // The same training-mode loss (same dropout masks), no gradients.
+  float loss(const std::vector<data::Review>& set, const std::vector<int>& batch) const;
+  float train_step(const std::vector<data::Review>& set, const std::vector<int>& batch);
+  // Evaluation mode (no dropout): mean BCE and accuracy at threshold 0.5.
+  EvalResult evaluate(const std::vector<data::Review>& set) const;
+
+  float predict(const std::vector<int>& ids) const;             // p(positive)
+  std::vector<Mat> head_weights(const std::vector<int>& ids) const;  // h x (n, n)
+  // Attention each word RECEIVES, per head: column means of that head's weights, (h, n).
+  Mat attention_received(const std::vector<int>& ids) const;
+  // Every tensor of the forward pass for a review of n words in a batch of `batch`.
+  std::vector<ShapeInfo> describe_shapes(int n, int batch = 32) const;
+
+  const SentimentModelDesc& desc() const { return desc_; }
+  long steps() const { return steps_; }
+  Optimizer optimizer;
+
+ private:
+  struct Trace;
+  void forward(const std::vector<int>& ids, bool training, uint64_t noise_seed, Trace& tr) const;
+
+  SentimentModelDesc desc_;
+  long steps_ = 0;
+  Embedding embed_;
+  SelfAttentionLayer attention_;
+  Dense out_;  // (h*d_h -> 1)
+};
+
+}  // namespace attn::train

@@ -1,0 +1,144 @@
+// train_run.h: one training run of any model of the lab -- its data, model,
+// seeded batch order and loss curve behind one small interface, so a lesson,
+// the benchmark and side-by-side comparisons drive every model the same way.
+// Runs built from the same seed, batch size and data settings see the same
+// data in the same order.
+//
+//   TrainRun run({RunKind::translation_additive});
+//   run.run_for(8.0);                  // train for ~8 ms of this frame
+//   EvalResult ev = run.evaluate();    // held-out split
+//   run.translation()->alignment(...)  // the concrete model, for its pictures
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/long_range.h"
+#include "data/patches.h"
+#include "data/sentiment.h"
+#include "data/translation.h"
+#include "train/batch.h"
+#include "train/birnn_classifier.h"
+#include "train/glimpse.h"
+#include "train/model_common.h"
+#include "train/sentiment_model.h"
+#include "train/seq2seq.h"
+#include "train/sequence_classifier.h"
+#include "train/speed.h"
+
+namespace attn::train {
+
+enum class RunKind {
+  translation_none,      // seq2seq, fixed context vector
+  translation_additive,  // seq2seq, Bahdanau attention
+  translation_general,   // seq2seq, Luong general attention
+  translation_dot,       // seq2seq, Luong dot attention
+  long_range_rnn,        // "token k steps earlier": tanh RNN
+  long_range_lstm,
+  long_range_gru,
+  long_range_attention,  // self-attention classifier
+  sentiment,             // curriculum G's complete model
+  birnn_attention,       // BiGRU + attention pooling
+  birnn_average,         // BiGRU + average pooling
+  glimpse_soft,          // patch glimpse: soft attention
+  glimpse_hard_argmax,   // hard attention, plain backprop (the scorer cannot learn)
+  glimpse_reinforce,     // hard attention, REINFORCE with a baseline
+  glimpse_gumbel,        // hard attention, Gumbel-softmax relaxation
+};
+
+const char* run_kind_name(RunKind kind);  // "translation_additive", ...
+bool parse_run_kind(const std::string& name, RunKind* kind);
+std::vector<RunKind> all_run_kinds();
+
+struct RunDesc {
+  RunKind kind = RunKind::translation_additive;
+  uint64_t seed = 1;          // model initialisation, batch order, dropout, samples
+  uint64_t data_seed = 1;     // which sentences / sequences / images
+  int batch_size = 0;         // 0: 16 for translation, 32 otherwise
+  float learning_rate = 0.0f; // 0: the model's default
+  int distance = 16;          // long-range task: k
+  data::Language language = data::Language::both;  // sentiment / BiRNN data
+};
+
+class TrainRun {
+ public:
+  explicit TrainRun(const RunDesc& desc);
+
+  // One mini-batch step; returns its loss (also appended to losses()).
+  float step();
+  // One step in parts, for a page that must not spend a long step in one frame:
+  // each call works through at most max_examples of the batch (the first call
+  // draws it), and the call that finishes it updates the weights and returns
+  // true (its loss is then losses().back()). Losses and weights are exactly those
+  // of step(). Only the long-range classifiers, whose steps are the slow ones,
+  // split; the other models take the whole step in the first call.
+  bool step_part(int max_examples);
+  // True between the first and the last call of a step taken in parts.
+  bool mid_step() const { return !part_batch_.empty(); }
+  // Steps until budget_ms milliseconds are used (at least one, at most max_steps).
+  int run_for(double budget_ms, int max_steps = 1 << 30);
+  // Loss and accuracy on the held-out split (translation: greedy token accuracy).
+  EvalResult evaluate() const;
+  // The same over held-out examples [begin, end) only, so a page can spread one
+  // evaluation over several frames; results over consecutive ranges combine with
+  // combine_eval(). Out-of-range bounds are clamped.
+  EvalResult evaluate_range(int begin, int end) const;
+  int heldout_size() const;
+
+  const RunDesc& desc() const { return desc_; }
+  long steps() const { return long(losses_.size()); }
+  int epoch() const { return order_.epoch; }
+  const std::vector<float>& losses() const { return losses_; }
+  long parameter_count();
+  int train_size() const;
+
+  // The concrete model and data (null unless the kind uses them).
+  Seq2SeqModel* translation() { return translation_.get(); }
+  SequenceClassifier* long_range() { return long_range_.get(); }
+  SentimentModel* sentiment() { return sentiment_.get(); }
+  BiRnnClassifier* birnn() { return birnn_.get(); }
+  GlimpseModel* glimpse() { return glimpse_.get(); }
+  const Seq2SeqModel* translation() const { return translation_.get(); }
+  const SentimentModel* sentiment() const { return sentiment_.get(); }
+  const BiRnnClassifier* birnn() const { return birnn_.get(); }
+  const GlimpseModel* glimpse() const { return glimpse_.get(); }
+  const data::TranslationCorpus& translation_data() const { return corpus_; }
+  const data::LongRangeData& long_range_data() const { return long_range_data_; }
+  const data::SentimentData& sentiment_data() const { return sentiment_data_; }
+  const data::PatchData& patch_data() const { return patch_data_; }
+
+ private:
+  RunDesc desc_;
+  BatchOrder order_;
+  std::vector<float> losses_;
+  std::vector<int> part_batch_;  // the batch of a step taken in parts
+  int part_pos_ = 0;             // its examples done so far
+  data::TranslationCorpus corpus_;
+  data::LongRangeData long_range_data_;
+  data::SentimentData sentiment_data_;
+  data::PatchData patch_data_;
+  std::unique_ptr<Seq2SeqModel> translation_;
+  std::unique_ptr<SequenceClassifier> long_range_;
+  std::unique_ptr<SentimentModel> sentiment_;
+  std::unique_ptr<BiRnnClassifier> birnn_;
+  std::unique_ptr<GlimpseModel> glimpse_;
+};
+
+// Count-weighted mean of two partial evaluations.
+EvalResult combine_eval(const EvalResult& a, const EvalResult& b);
+
+// Training speed of one kind: builds a run from desc, takes one untimed warm-up
+// step, then times `steps` steps.
+struct ModelSpeed {
+  RunKind kind = RunKind::translation_additive;
+  std::string name;
+  long parameters = 0;
+  StepTiming timing;
+};
+ModelSpeed measure_training_speed(const RunDesc& desc, int steps);
+// Every kind of all_run_kinds() with the same seed and settings.
+std::vector<ModelSpeed> measure_all_training_speeds(int steps, const RunDesc& settings = RunDesc());
+
+}  // namespace attn::train

@@ -1,0 +1,711 @@
+// test_eval.cpp: `attnlab eval` requests and responses.
+//
+// Sections: 1 helpers, 2 the documented examples (docs/examples, docs/eval.md),
+// 3 results against naive loops, 4 gradients against finite differences through
+// eval_request itself, 5 warnings, 6 errors and limits.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/json.h"
+#include "base/rng.h"
+#include "base/tensor.h"
+#include "cli/eval.h"
+#include "support/gradcheck.h"
+
+using attn::eval_request;
+using attn::EvalResult;
+using attn::Mat;
+using attn::json::Value;
+
+namespace {
+
+// ---------------------------------------------------------------- 1 helpers
+bool read_text_file(const std::string& path, std::string* out) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  char buf[4096];
+  std::size_t n;
+  out->clear();
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out->append(buf, n);
+  std::fclose(f);
+  return true;
+}
+
+Value parse_or_fail(const std::string& text, const std::string& what) {
+  const auto r = attn::json::parse(text);
+  REQUIRE_MESSAGE(r.ok, what << ": " << r.error.to_string());
+  return r.value;
+}
+
+// Evaluates a request that must succeed and returns the parsed response.
+Value eval_ok(const std::string& request) {
+  const EvalResult r = eval_request(request);
+  REQUIRE_MESSAGE(r.ok, "unexpected error: " << r.error_line() << "\nrequest: " << request);
+  CHECK(r.exit_status == 0);
+  return parse_or_fail(r.response, "response");
+}
+
+// Evaluates a request that must fail and returns the one-line error.
+std::string eval_error(const std::string& request) {
+  const EvalResult r = eval_request(request);
+  REQUIRE_MESSAGE(!r.ok, "expected an error for: " << request);
+  CHECK(r.exit_status == 2);
+  CHECK(r.response.empty());
+  const std::string line = r.error_line();
+  CHECK(line.find('\n') == std::string::npos);
+  return line;
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// Numeric JSON comparison: same structure, strings/bools/null equal, numbers
+// within |a - b| <= rel * max(|a|, |b|) + abs_floor. (The floor only matters for
+// values that should be 0 but come out as 1e-9 from a different summation order.)
+bool json_close(const Value& a, const Value& b, const std::string& path, std::string* why, double rel = 1e-5,
+                double abs_floor = 1e-6) {
+  if (a.type() != b.type()) {
+    *why = path + ": " + attn::json::type_name(a.type()) + " vs " + attn::json::type_name(b.type());
+    return false;
+  }
+  if (a.is_number()) {
+    const double x = a.as_number(), y = b.as_number();
+    if (std::abs(x - y) <= rel * std::max(std::abs(x), std::abs(y)) + abs_floor) return true;
+    *why = path + ": " + attn::json::format_number(x) + " vs " + attn::json::format_number(y);
+    return false;
+  }
+  if (a.is_array()) {
+    if (a.size() != b.size()) {
+      *why = path + ": " + std::to_string(a.size()) + " vs " + std::to_string(b.size()) + " items";
+      return false;
+    }
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (!json_close(a.items()[i], b.items()[i], path + "[" + std::to_string(i) + "]", why, rel, abs_floor))
+        return false;
+    return true;
+  }
+  if (a.is_object()) {
+    if (a.size() != b.size()) {
+      *why = path + ": " + std::to_string(a.size()) + " vs " + std::to_string(b.size()) + " fields";
+      return false;
+    }
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const auto& ma = a.members()[i];
+      const auto& mb = b.members()[i];
+      if (ma.key != mb.key) {
+        *why = path + ": field \"" + ma.key + "\" vs \"" + mb.key + "\"";
+        return false;
+      }
+      if (!json_close(ma.value, mb.value, path + "." + ma.key, why, rel, abs_floor)) return false;
+    }
+    return true;
+  }
+  if (a != b) {
+    *why = path + ": " + attn::json::write(a) + " vs " + attn::json::write(b);
+    return false;
+  }
+  return true;
+}
+
+// A JSON matrix (array of rows) or vector (as one row) as a Mat.
+Mat to_mat(const Value& v) {
+  if (v.size() > 0 && v.items()[0].is_number()) {
+    Mat m(1, Eigen::Index(v.size()));
+    for (std::size_t j = 0; j < v.size(); ++j) m(0, Eigen::Index(j)) = float(v.items()[j].as_number());
+    return m;
+  }
+  const Eigen::Index rows = Eigen::Index(v.size());
+  const Eigen::Index cols = rows > 0 ? Eigen::Index(v.items()[0].size()) : 0;
+  Mat m(rows, cols);
+  for (Eigen::Index r = 0; r < rows; ++r)
+    for (Eigen::Index c = 0; c < cols; ++c) m(r, c) = float(v.items()[std::size_t(r)].items()[std::size_t(c)].as_number());
+  return m;
+}
+
+Value from_mat(const Mat& m, bool as_vector) {
+  Value out = Value::array();
+  if (as_vector) {
+    for (Eigen::Index j = 0; j < m.cols(); ++j) out.push(m(0, j));
+    return out;
+  }
+  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+    Value row = Value::array();
+    for (Eigen::Index c = 0; c < m.cols(); ++c) row.push(m(r, c));
+    out.push(std::move(row));
+  }
+  return out;
+}
+
+// Follows a path such as "reverse.w_ih" or "head_score[1].w" from `root`.
+const Value* at(const Value& root, const std::string& path) {
+  const Value* v = &root;
+  std::size_t start = 0;
+  while (v && start <= path.size()) {
+    std::size_t end = path.find('.', start);
+    if (end == std::string::npos) end = path.size();
+    std::string token = path.substr(start, end - start);
+    int index = -1;
+    const std::size_t bracket = token.find('[');
+    if (bracket != std::string::npos) {
+      index = std::stoi(token.substr(bracket + 1));
+      token = token.substr(0, bracket);
+    }
+    v = v->find(token);
+    if (v && index >= 0) v = std::size_t(index) < v->size() ? &v->items()[std::size_t(index)] : nullptr;
+    start = end + 1;
+  }
+  return v;
+}
+
+Value* at(Value& root, const std::string& path) { return const_cast<Value*>(at(static_cast<const Value&>(root), path)); }
+
+// ---------------------------------------------------------------- 2 the documented examples
+const char* kExamplesDir = "docs/examples";
+
+struct Example {
+  std::string name;  // e.g. "attention_basic"
+  std::string request_text;
+  std::string expected_text;
+};
+
+// Every docs/examples/NAME.json with its NAME.expected.json. Returns false when
+// the directory cannot be read (e.g. WebAssembly without host file access).
+bool load_examples(std::vector<Example>* out) {
+  std::error_code ec;
+  std::filesystem::directory_iterator it(kExamplesDir, ec);
+  if (ec) return false;
+  std::set<std::string> requests, expected;
+  for (; it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    if (ec) return false;
+    const std::string file = it->path().filename().string();
+    const std::string exp_suffix = ".expected.json";
+    if (file.size() > exp_suffix.size() && file.compare(file.size() - exp_suffix.size(), exp_suffix.size(), exp_suffix) == 0)
+      expected.insert(file.substr(0, file.size() - exp_suffix.size()));
+    else if (file.size() > 5 && file.compare(file.size() - 5, 5, ".json") == 0)
+      requests.insert(file.substr(0, file.size() - 5));
+  }
+  for (const std::string& name : expected)
+    CHECK_MESSAGE(requests.count(name) == 1, "docs/examples/" << name << ".expected.json has no request file");
+  for (const std::string& name : requests) {
+    Example e;
+    e.name = name;
+    const std::string base = std::string(kExamplesDir) + "/" + name;
+    REQUIRE_MESSAGE(read_text_file(base + ".json", &e.request_text), "cannot read " << base << ".json");
+    REQUIRE_MESSAGE(read_text_file(base + ".expected.json", &e.expected_text),
+                    base << ".json has no expected response " << base << ".expected.json");
+    out->push_back(std::move(e));
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("eval: every docs/examples request gives its documented response") {
+  std::vector<Example> examples;
+  if (!load_examples(&examples)) {
+#ifdef __EMSCRIPTEN__
+    MESSAGE("docs/examples is not readable here (WebAssembly without host file access): skipped");
+    return;
+#else
+    FAIL("cannot read docs/examples (tests must run with the repository root as working directory)");
+#endif
+  }
+  std::set<std::string> kinds;
+  int with_grad = 0, errors = 0;
+  for (const Example& e : examples) {
+    CAPTURE(e.name);
+    const Value request = parse_or_fail(e.request_text, e.name + ".json");
+    const Value expected = parse_or_fail(e.expected_text, e.name + ".expected.json");
+    const EvalResult r = eval_request(e.request_text);
+    if (expected.find("stderr")) {
+      // An error example: the expected file holds what the CLI prints and returns.
+      ++errors;
+      CHECK_FALSE(r.ok);
+      CHECK(r.exit_status == int(expected.find("exit_status")->as_number()));
+      CHECK("attnlab eval: " + r.error_line() == expected.find("stderr")->as_string());
+      continue;
+    }
+    REQUIRE_MESSAGE(r.ok, r.error_line());
+    kinds.insert(request.find("kind")->as_string());
+    if (request.find("grad_output")) ++with_grad;
+    std::string why;
+    CHECK_MESSAGE(json_close(parse_or_fail(r.response, "response"), expected, e.name, &why), why);
+  }
+  // The documentation promises at least one example of each of these.
+  CHECK(kinds == std::set<std::string>{"attention", "self_attention", "positional", "rnn"});
+  CHECK(with_grad >= 1);
+  CHECK(errors >= 1);
+}
+
+TEST_CASE("eval: examples quoted in docs/eval.md match the files verbatim") {
+  std::string doc;
+  std::vector<Example> examples;
+  if (!read_text_file("docs/eval.md", &doc) || !load_examples(&examples)) {
+#ifdef __EMSCRIPTEN__
+    MESSAGE("docs/ is not readable here (WebAssembly without host file access): skipped");
+    return;
+#else
+    FAIL("cannot read docs/eval.md or docs/examples");
+#endif
+  }
+  // An example the page names must be shown exactly as the files hold it, so a
+  // learner reading the page sees what the program really prints.
+  int quoted = 0;
+  std::set<std::string> kinds_quoted;
+  for (const Example& e : examples) {
+    if (!contains(doc, "examples/" + e.name + ".json")) continue;
+    CAPTURE(e.name);
+    ++quoted;
+    CHECK_MESSAGE(contains(doc, e.request_text), "docs/eval.md does not quote " << e.name << ".json verbatim");
+    CHECK_MESSAGE(contains(doc, e.expected_text),
+                  "docs/eval.md does not quote " << e.name << ".expected.json verbatim");
+    const Value request = parse_or_fail(e.request_text, e.name);
+    if (const Value* kind = request.find("kind")) kinds_quoted.insert(kind->as_string());
+  }
+  CHECK(quoted >= 5);
+  CHECK(kinds_quoted.size() == 4);
+}
+
+// ---------------------------------------------------------------- 3 results against naive loops
+TEST_CASE("eval: attention matches softmax(q k^T / sqrt(d)) v computed with plain loops") {
+  // Fixed pseudo-random inputs; the reference is written independently here,
+  // in double, from the formula.
+  const int n_q = 3, n_k = 4, d = 5, d_v = 2;
+  attn::Rng rng(42);
+  Mat Q(n_q, d), K(n_k, d), V(n_k, d_v);
+  for (Mat* m : {&Q, &K, &V})
+    for (Eigen::Index i = 0; i < m->size(); ++i) m->data()[i] = rng.uniform(-2.0f, 2.0f);
+  Value req = Value::object();
+  req.set("kind", "attention");
+  req.set("q", from_mat(Q, false));
+  req.set("k", from_mat(K, false));
+  req.set("v", from_mat(V, false));
+  const Value resp = eval_ok(attn::json::write(req));
+  const Mat weights = to_mat(*resp.find("weights"));
+  const Mat output = to_mat(*resp.find("output"));
+  for (int i = 0; i < n_q; ++i) {
+    std::vector<double> s(n_k);
+    double m = -1e300, z = 0;
+    for (int j = 0; j < n_k; ++j) {
+      double dotp = 0;
+      for (int t = 0; t < d; ++t) dotp += double(Q(i, t)) * K(j, t);
+      s[std::size_t(j)] = dotp / std::sqrt(double(d));
+      m = std::max(m, s[std::size_t(j)]);
+    }
+    for (int j = 0; j < n_k; ++j) z += std::exp(s[std::size_t(j)] - m);
+    for (int j = 0; j < n_k; ++j) CHECK(weights(i, j) == doctest::Approx(std::exp(s[std::size_t(j)] - m) / z).epsilon(1e-5));
+    for (int c = 0; c < d_v; ++c) {
+      double o = 0;
+      for (int j = 0; j < n_k; ++j) o += std::exp(s[std::size_t(j)] - m) / z * V(j, c);
+      CHECK(output(i, c) == doctest::Approx(o).epsilon(1e-5));
+    }
+  }
+}
+
+TEST_CASE("eval: self_attention heads, concat and output fit together") {
+  const Value resp = eval_ok(R"({"kind": "self_attention",
+    "x": [[1, 2], [0, -1], [0.5, 0.25]],
+    "w_q": [[1, 0, 0.5, 1, 0, 2], [0, 1, 1, 0, -1, 0]],
+    "w_k": [[0, 1, 1, 0, 1, 1], [1, 0, 0, 1, 0, -1]],
+    "w_v": [[1, 2, 3, 4, 5, 6], [6, 5, 4, 3, 2, 1]],
+    "heads": 3, "w_o": [[1], [0], [0], [1], [0], [-1]], "mask": "causal"})");
+  const Value& heads = *resp.find("heads");
+  REQUIRE(heads.size() == 3);
+  const Mat X = to_mat(parse_or_fail("[[1, 2], [0, -1], [0.5, 0.25]]", "x"));
+  const Mat W_V = to_mat(parse_or_fail("[[1, 2, 3, 4, 5, 6], [6, 5, 4, 3, 2, 1]]", "w_v"));
+  const Mat concat = to_mat(*resp.find("concat"));
+  for (int t = 0; t < 3; ++t) {
+    const Mat v = to_mat(*heads.items()[std::size_t(t)].find("v"));
+    const Mat w = to_mat(*heads.items()[std::size_t(t)].find("weights"));
+    const Mat o = to_mat(*heads.items()[std::size_t(t)].find("output"));
+    // Head t's values are columns [2t, 2t+2) of X W_V.
+    CHECK((v - (X * W_V).middleCols(2 * t, 2)).cwiseAbs().maxCoeff() < 1e-5f);
+    // Causal: query 0 sees only key 0.
+    CHECK(w(0, 0) == doctest::Approx(1.0));
+    CHECK(w(0, 1) == 0.0f);
+    CHECK(w(1, 2) == 0.0f);
+    CHECK((o - w * v).cwiseAbs().maxCoeff() < 1e-5f);
+    CHECK((concat.middleCols(2 * t, 2) - o).cwiseAbs().maxCoeff() == 0.0f);
+  }
+  const Mat output = to_mat(*resp.find("output"));
+  REQUIRE(output.cols() == 1);
+  for (int i = 0; i < 3; ++i) CHECK(output(i, 0) == doctest::Approx(concat(i, 0) + concat(i, 3) - concat(i, 5)).epsilon(1e-5));
+}
+
+TEST_CASE("eval: positional encoding values by hand") {
+  const Value resp = eval_ok(R"({"kind": "positional", "n": 3, "d": 4})");
+  const Mat pe = to_mat(*resp.find("pe"));
+  REQUIRE(pe.rows() == 3);
+  REQUIRE(pe.cols() == 4);
+  CHECK(resp.find("output") == nullptr);
+  // Row 2: sin(2), cos(2), sin(2 / 100), cos(2 / 100) (omega_1 = 10000^(-2/4)).
+  CHECK(pe(2, 0) == doctest::Approx(std::sin(2.0)).epsilon(1e-6));
+  CHECK(pe(2, 1) == doctest::Approx(std::cos(2.0)).epsilon(1e-6));
+  CHECK(pe(2, 2) == doctest::Approx(std::sin(0.02)).epsilon(1e-6));
+  CHECK(pe(2, 3) == doctest::Approx(std::cos(0.02)).epsilon(1e-6));
+  const Value split = eval_ok(R"({"kind": "positional", "n": 2, "d": 2, "layout": "split", "base": 10,
+                                  "x": [[1], [2]], "combine": "concat"})");
+  const Mat out = to_mat(*split.find("output"));
+  REQUIRE(out.cols() == 3);
+  CHECK(out(1, 0) == 2.0f);                                                  // x
+  CHECK(out(1, 1) == doctest::Approx(std::cos(1.0)).epsilon(1e-6));          // cos half first
+  CHECK(out(1, 2) == doctest::Approx(std::sin(1.0)).epsilon(1e-6));          // then the sin half
+}
+
+TEST_CASE("eval: rnn_tanh by hand, h_n and the vector form of h0") {
+  // h_t = tanh(w_ih x_t + b_ih + w_hh h_{t-1} + b_hh), H = 1.
+  const Value resp = eval_ok(R"({"kind": "rnn", "cell": "rnn_tanh", "x": [[1], [2]],
+    "w_ih": [[0.5]], "w_hh": [[-1]], "b_ih": [0.1], "b_hh": [0], "h0": [0.3]})");
+  const double h1 = std::tanh(0.5 * 1 + 0.1 - 1.0 * 0.3);
+  const double h2 = std::tanh(0.5 * 2 + 0.1 - 1.0 * h1);
+  const Mat h = to_mat(*resp.find("h"));
+  CHECK(h(0, 0) == doctest::Approx(h1).epsilon(1e-6));
+  CHECK(h(1, 0) == doctest::Approx(h2).epsilon(1e-6));
+  CHECK(to_mat(*resp.find("h_n"))(0, 0) == doctest::Approx(h2).epsilon(1e-6));
+  CHECK(resp.find("c_n") == nullptr);
+  // Biases are optional (zero when absent).
+  const Value no_bias = eval_ok(R"({"kind": "rnn", "cell": "gru", "x": [[1]],
+    "w_ih": [[1], [1], [1]], "w_hh": [[1], [1], [1]]})");
+  // GRU from h = 0: r, z = sigmoid(1), n = tanh(1 + r * 0), h' = (1 - z) n.
+  const double z = 1.0 / (1.0 + std::exp(-1.0));
+  CHECK(to_mat(*no_bias.find("h"))(0, 0) == doctest::Approx((1 - z) * std::tanh(1.0)).epsilon(1e-6));
+}
+
+// ---------------------------------------------------------------- 4 gradients
+namespace {
+
+// The paths of every matrix or vector under `v`: "x", "reverse.w_ih", "head_score[0].w".
+void collect_leaves(const Value& v, const std::string& prefix, std::set<std::string>* out) {
+  if (v.is_object()) {
+    for (const auto& m : v.members()) collect_leaves(m.value, prefix + m.key + ".", out);
+  } else if (v.is_array() && v.size() > 0 && v.items()[0].is_object()) {
+    const std::string base = prefix.substr(0, prefix.size() - 1);
+    for (std::size_t i = 0; i < v.size(); ++i) collect_leaves(v.items()[i], base + "[" + std::to_string(i) + "].", out);
+  } else {
+    out->insert(prefix.substr(0, prefix.size() - 1));
+  }
+}
+
+// Checks every grad.<param> of `request_text` (which must carry grad_output)
+// against central differences of L = sum(grad_output * main_output), each
+// evaluated by a full eval_request: this tests the wiring (names, shapes,
+// vector forms, summing dX over the roles x plays), not just the core kernels.
+void check_eval_gradients(const std::string& request_text, const std::string& main_output,
+                          const std::vector<std::string>& params) {
+  const Value request = parse_or_fail(request_text, "request");
+  const Value resp = eval_ok(request_text);
+  const Mat G = to_mat(*request.find("grad_output"));
+  const Value* grad = resp.find("grad");
+  REQUIRE(grad != nullptr);
+  std::set<std::string> leaves;
+  collect_leaves(*grad, "", &leaves);
+  CHECK(leaves == std::set<std::string>(params.begin(), params.end()));
+  for (const std::string& name : params) {
+    CAPTURE(name);
+    const Value* given = at(request, name);
+    const Value* analytic_json = at(*grad, name);
+    REQUIRE(given != nullptr);
+    REQUIRE_MESSAGE(analytic_json != nullptr, "grad." << name << " is missing");
+    const bool as_vector = given->size() > 0 && given->items()[0].is_number();
+    CHECK(as_vector == (analytic_json->size() > 0 && analytic_json->items()[0].is_number()));
+    Mat param = to_mat(*given);
+    const Mat analytic = to_mat(*analytic_json);
+    Value work = request;
+    const std::function<double()> loss = [&]() {
+      *at(work, name) = from_mat(param, as_vector);
+      const EvalResult r = eval_request(attn::json::write(work));
+      REQUIRE(r.ok);
+      const Mat out = to_mat(*at(parse_or_fail(r.response, "response"), main_output));
+      double sum = 0;
+      for (Eigen::Index i = 0; i < G.rows(); ++i)
+        for (Eigen::Index j = 0; j < G.cols(); ++j) sum += double(G(i, j)) * out(i, j);
+      return sum;
+    };
+    attn::test::check_gradient("grad." + name, param, analytic, loss);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("eval: attention gradients (scaled_dot, general, additive, local-p, gumbel)") {
+  check_eval_gradients(R"({"kind": "attention", "q": [[0.5, -1, 0.2], [1, 0.3, -0.4]],
+    "k": [[0.1, 0.2, 0.3], [-0.5, 0.4, 1], [0.7, -0.2, 0.1]], "v": [[1, 2], [0, -1], [0.5, 0.5]],
+    "mask": [[true, true, false], [true, true, true]],
+    "grad_output": [[1, -0.5], [0.3, 2]]})",
+                       "output", {"q", "k", "v"});
+  check_eval_gradients(R"({"kind": "attention", "score": "general", "temperature": 2,
+    "q": [[0.5, -1], [1, 0.3]], "k": [[0.1, 0.2, 0.3], [-0.5, 0.4, 1]], "v": [[1], [-1]],
+    "w": [[0.2, -0.1, 0.4], [0.3, 0.5, -0.6]], "grad_output": [[1], [-2]]})",
+                       "output", {"q", "k", "v", "w"});
+  check_eval_gradients(R"({"kind": "attention", "score": "additive",
+    "q": [[0.5, -1], [1, 0.3]], "k": [[0.1, 0.2], [-0.5, 0.4], [0.3, 0.3]], "v": [[1], [-1], [2]],
+    "w_q": [[0.2, -0.1, 0.4], [0.3, 0.5, -0.6]], "w_k": [[1, 0, 0.5], [0.2, -0.3, 0.1]], "v_a": [0.5, -1, 0.7],
+    "grad_output": [[1], [-2]]})",
+                       "output", {"q", "k", "v", "w_q", "w_k", "v_a"});
+  // local-p with a window wider than the keys, so no key crosses a window edge
+  // inside the finite-difference step.
+  check_eval_gradients(R"({"kind": "attention", "mode": "local", "center": "predictive", "window": 4,
+    "q": [[0.5, -1], [1, 0.3]], "k": [[0.1, 0.2], [-0.5, 0.4], [0.3, 0.3]], "v": [[1], [-1], [2]],
+    "w_p": [[0.5, -0.2], [0.1, 0.4]], "v_p": [1, -0.5], "grad_output": [[1], [-2]]})",
+                       "output", {"q", "k", "v", "w_p", "v_p"});
+  check_eval_gradients(R"({"kind": "attention", "mode": "gumbel", "gumbel_tau": 0.7, "seed": 3,
+    "q": [[0.5, -1], [1, 0.3]], "k": [[0.1, 0.2], [-0.5, 0.4]], "v": [[1], [-1]],
+    "grad_output": [[1], [-2]]})",
+                       "output", {"q", "k", "v"});
+}
+
+TEST_CASE("eval: self_attention gradients (w_o, causal mask, per-head general scores)") {
+  check_eval_gradients(R"({"kind": "self_attention", "heads": 2, "mask": "causal",
+    "x": [[0.5, -1, 0.2], [1, 0.3, -0.4], [0.1, 0.1, 0.9]],
+    "w_q": [[0.2, -0.1, 0.4, 0.1], [0.3, 0.5, -0.6, 0.2], [0.1, 0.1, 0.1, -0.3]],
+    "w_k": [[0.1, 0.3, -0.2, 0.5], [-0.4, 0.2, 0.1, 0.3], [0.2, -0.5, 0.4, 0.1]],
+    "w_v": [[1, 0, 0.5, -0.5], [0, 1, 0.3, 0.2], [0.4, -0.3, 1, 0]],
+    "w_o": [[1, 0], [0, 1], [0.5, 0.5], [-1, 0.2]],
+    "grad_output": [[1, -0.5], [0.3, 2], [-1, 0.4]]})",
+                       "output", {"x", "w_q", "w_k", "w_v", "w_o"});
+  check_eval_gradients(R"({"kind": "self_attention", "heads": 2, "score": "general",
+    "x": [[0.5, -1], [1, 0.3]],
+    "w_q": [[0.2, -0.1, 0.4, 0.1], [0.3, 0.5, -0.6, 0.2]],
+    "w_k": [[0.1, 0.3, -0.2, 0.5], [-0.4, 0.2, 0.1, 0.3]],
+    "w_v": [[1, 0, 0.5, -0.5], [0, 1, 0.3, 0.2]],
+    "head_score": [{"w": [[1, 0.2], [0, 1]]}, {"w": [[0.5, 0], [0.3, -1]]}],
+    "grad_output": [[1, -0.5, 0.2, 0.1], [0.3, 2, -1, 0]]})",
+                       "output", {"x", "w_q", "w_k", "w_v", "head_score[0].w", "head_score[1].w"});
+}
+
+TEST_CASE("eval: positional and rnn gradients (lstm, bidirectional, vector h0)") {
+  check_eval_gradients(R"({"kind": "positional", "n": 2, "d": 2, "x": [[1, 2], [3, 4]],
+    "combine": "concat", "grad_output": [[1, 2, 3, 4], [5, 6, 7, 8]]})",
+                       "output", {"x"});
+  check_eval_gradients(R"({"kind": "rnn", "cell": "lstm", "bidirectional": true,
+    "x": [[0.5, -1], [1, 0.3], [0.2, 0.2]],
+    "w_ih": [[0.1, 0.2], [0.3, -0.1], [0.5, 0.4], [-0.2, 0.3]], "w_hh": [[0.5], [-0.3], [0.2], [0.4]],
+    "b_ih": [0.1, 0.2, 0, -0.1], "b_hh": [0, 0.1, 0.1, 0],
+    "h0": [[0.1], [-0.2]], "c0": [[0.3], [0.1]],
+    "reverse": {"w_ih": [[0.2, -0.2], [0.1, 0.3], [-0.4, 0.5], [0.3, 0.1]], "w_hh": [[0.1], [0.2], [-0.5], [0.3]],
+                "b_ih": [0, 0, 0.2, 0], "b_hh": [0.1, -0.1, 0, 0.2]},
+    "grad_output": [[1, -0.5], [0.3, 2], [-1, 0.4]]})",
+                       "h", {"x", "h0", "c0", "w_ih", "w_hh", "b_ih", "b_hh",
+                                "reverse.w_ih", "reverse.w_hh", "reverse.b_ih", "reverse.b_hh"});
+  check_eval_gradients(R"({"kind": "rnn", "cell": "gru", "x": [[0.5], [-1], [0.25]],
+    "w_ih": [[0.1], [0.3], [0.5], [0.2], [-0.4], [0.6]], "w_hh": [[0.5, 0.1], [-0.3, 0.2], [0.2, 0.2], [0.4, -0.1], [0.3, 0.3], [-0.2, 0.5]],
+    "h0": [0.1, -0.3], "grad_output": [[1, -0.5], [0.3, 2], [-1, 0.4]]})",
+                       "h", {"x", "h0", "w_ih", "w_hh"});
+}
+
+// ---------------------------------------------------------------- 5 warnings
+TEST_CASE("eval: non-finite outputs are written as null and listed in warnings") {
+  // Finite inputs whose dot product overflows float32: the score is +inf.
+  const EvalResult r = eval_request(R"({"kind": "attention", "score": "dot",
+    "q": [[1e20], [1]], "k": [[1e20], [2]], "v": [[1], [2]]})");
+  REQUIRE(r.ok);
+  const Value resp = parse_or_fail(r.response, "response");
+  CHECK(resp.find("scores")->items()[0].items()[0].is_null());
+  CHECK(resp.find("scores")->items()[0].items()[1].is_number());
+  const Value& warnings = *resp.find("warnings");
+  bool named = false;
+  for (const Value& w : warnings.items()) named = named || contains(w.as_string(), "scores[0][0]");
+  CHECK_MESSAGE(named, attn::json::write(warnings));
+  // Every other output is still a number (the core's softmax handles +inf).
+  for (const char* field : {"weights", "output"})
+    for (const Value& row : resp.find(field)->items())
+      for (const Value& x : row.items()) CHECK(x.is_number());
+}
+
+TEST_CASE("eval: core warnings, ignored fields and the always-present warnings array") {
+  const Value clean = eval_ok(R"({"kind": "positional", "n": 1, "d": 2, "comment": "comments are allowed"})");
+  REQUIRE(clean.find("warnings") != nullptr);
+  CHECK(clean.find("warnings")->is_array());
+  CHECK(clean.find("warnings")->size() == 0);
+  CHECK(clean.members().front().key == "kind");
+  CHECK(clean.members().back().key == "warnings");
+
+  // A fully masked row: zero weights and a warning from the core.
+  const Value masked = eval_ok(R"({"kind": "attention", "q": [[1], [1]], "k": [[1], [2]], "v": [[1], [2]],
+    "mask": [[false, false], [true, true]], "window": 3})");
+  const std::string w = attn::json::write(*masked.find("warnings"));
+  CHECK(contains(w, "fully masked"));
+  CHECK(contains(w, "field \\\"window\\\" was ignored"));  // window is for mode "local"
+  CHECK(to_mat(*masked.find("weights")).row(0).cwiseAbs().sum() == 0.0f);
+
+  // Hard attention: the gradient w.r.t. q and k is zero, and the response says why.
+  const Value hard = eval_ok(R"({"kind": "attention", "mode": "hard", "q": [[1], [-1]], "k": [[1], [2]],
+    "v": [[1], [2]], "grad_output": [[1], [1]]})");
+  CHECK(to_mat(*at(hard, "grad.q")).cwiseAbs().sum() == 0.0f);
+  CHECK(to_mat(*at(hard, "grad.v")).cwiseAbs().sum() == 2.0f);
+  CHECK(contains(attn::json::write(*hard.find("warnings")), "mode \\\"hard\\\""));
+
+  // c0 is only for LSTMs.
+  const Value gru = eval_ok(R"({"kind": "rnn", "cell": "gru", "x": [[1]], "w_ih": [[1], [1], [1]],
+    "w_hh": [[1], [1], [1]], "c0": [1]})");
+  CHECK(contains(attn::json::write(*gru.find("warnings")), "c0"));
+}
+
+TEST_CASE("eval: compact and pretty responses hold the same value") {
+  const std::string request = R"({"kind": "attention", "q": [[1, 0]], "k": [[1, 0], [0, 1]], "v": [[1], [2]]})";
+  attn::EvalOptions compact;
+  compact.pretty = false;
+  const EvalResult a = eval_request(request, compact);
+  const EvalResult b = eval_request(request);
+  REQUIRE(a.ok);
+  REQUIRE(b.ok);
+  CHECK(a.response.find('\n') == std::string::npos);
+  CHECK(b.response.back() == '\n');
+  CHECK(parse_or_fail(a.response, "compact") == parse_or_fail(b.response, "pretty"));
+  CHECK(a.error_line().empty());
+}
+
+// ---------------------------------------------------------------- 6 errors and limits
+TEST_CASE("eval: invalid requests name the field and what was expected") {
+  struct Case {
+    const char* request;
+    const char* line;  // the exact error line
+  };
+  const Case cases[] = {
+      {R"({"kind": "attention", "q": [[1, 0, 0]], "k": [[1, 0], [0, 1]], "v": [[1], [2]]})",
+       R"(field "k": expected 3 columns (same as q, for score "scaled_dot"), got 2)"},
+      {R"({"kind": "attention", "q": [[1]], "k": [[1], [2]], "v": [[1]]})",
+       R"(field "v": expected 2 rows (one per key: same as k), got 1)"},
+      {R"({"kind": "attention", "q": [[1]], "v": [[1]]})",
+       R"(field "k": missing; expected a matrix (an array of rows))"},
+      {R"({"kind": "attention", "q": [1, 2], "k": [[1]], "v": [[1]]})",
+       R"(field "q": expected a matrix (an array of rows), got an array of numbers; write one row as [[...]])"},
+      {R"({"kind": "attention", "q": [[1, 2], [3]], "k": [[1]], "v": [[1]]})",
+       R"(field "q[1]": expected 2 numbers (like row 0), got 1)"},
+      {R"({"kind": "attention", "q": [[1, "2"]], "k": [[1]], "v": [[1]]})",
+       R"(field "q[0][1]": expected a number, got "2")"},
+      {R"({"kind": "attention", "q": [[1, 1e39]], "k": [[1]], "v": [[1]]})",
+       R"(field "q[0][1]": expected a finite float32 number (magnitude below 3.4e+38), got 1e+39)"},
+      {R"({"kind": "attention", "q": [], "k": [[1]], "v": [[1]]})",
+       R"(field "q": expected a matrix with at least one row, got [])"},
+      {R"({"kind": "attention", "q": [[]], "k": [[1]], "v": [[1]]})",
+       R"(field "q[0]": expected a row with at least one number, got [])"},
+      {R"({"kind": "attention", "q": [[1]], "k": [[1]], "v": [[1]], "score": "dott"})",
+       R"(field "score": expected "dot", "scaled_dot", "general", "additive" or "cosine", got "dott")"},
+      {R"({"kind": "attention", "q": [[1, 2]], "k": [[1, 2, 3]], "v": [[1]], "score": "general",
+           "w": [[1, 2, 3]]})",
+       R"(field "w": expected 2 rows (d_q, the columns of q), got 1)"},
+      {R"({"kind": "attention", "q": [[1, 2]], "k": [[1, 2, 3]], "v": [[1]], "score": "additive",
+           "w_q": [[1], [2]], "w_k": [[1], [2], [3]], "v_a": [1, 2]})",
+       R"(field "v_a": expected 1 number (d_a, the columns of w_q), got 2)"},
+      {R"({"kind": "attention", "q": [[1]], "k": [[1]], "v": [[1]], "temperature": 0})",
+       R"(field "temperature": expected a number > 0, got 0)"},
+      {R"({"kind": "attention", "q": [[1]], "k": [[1], [2]], "v": [[1], [2]], "mask": [[true]]})",
+       R"(field "mask[0]": expected 2 booleans (one per key), got 1)"},
+      {R"({"kind": "attention", "q": [[1]], "k": [[1]], "v": [[1]], "mask": [[1]]})",
+       R"(field "mask[0][0]": expected true or false, got 1)"},
+      {R"({"kind": "attention", "q": [[1]], "k": [[1]], "v": [[1]], "mask": "future"})",
+       R"(field "mask": expected "none", "causal" or a 1 x 1 array of rows of booleans (n_q x n_k), got "future")"},
+      {R"({"kind": "attention", "q": [[1]], "k": [[1]], "v": [[1]], "mode": "local", "window": -1})",
+       R"(field "window": expected a whole number from 0 to 1048576, got -1)"},
+      {R"({"kind": "attention", "q": [[1]], "k": [[1]], "v": [[1]], "mode": "local", "center": "predictive",
+           "w_p": [[1, 2]], "v_p": [1]})",
+       R"(field "v_p": expected 2 numbers (d_p, the columns of w_p), got 1)"},
+      {R"({"kind": "attention", "q": [[1]], "k": [[1]], "v": [[1, 2]], "grad_output": [[1]]})",
+       R"(field "grad_output": expected 2 columns (the columns of output (n_q x d_v)), got 1)"},
+      {R"({"kind": "attention", "q": [[1]], "k": [[1]], "v": [[1]], "msk": "causal"})",
+       R"(field "msk": unknown field for kind "attention"; expected one of: kind, q, k, v, score, w, w_q, w_k, v_a, temperature, mask, mode, hard, seed, window, center, w_p, v_p, gumbel_tau, grad_output)"},
+      {R"({"kind": "self_attention", "x": [[1, 2]], "w_q": [[1, 2, 3]], "w_k": [[1]], "w_v": [[1]]})",
+       R"(field "w_q": expected 2 rows (d_model, the columns of x), got 1)"},
+      {R"({"kind": "self_attention", "x": [[1]], "w_q": [[1, 2, 3]], "w_k": [[1, 2, 3]], "w_v": [[1, 2, 3]],
+           "heads": 2})",
+       R"(field "heads": expected a divisor of 3 (the columns of w_q, h * d_h), got 2)"},
+      {R"({"kind": "self_attention", "x": [[1]], "w_q": [[1, 2]], "w_k": [[1, 2]], "w_v": [[1, 2]], "heads": 2,
+           "score": "general", "head_score": [{"w": [[1]]}, {"w": [[1], [2]]}]})",
+       R"(field "head_score[1].w": expected 1 row (d_q, the columns of head 1's q (d_h)), got 2)"},
+      {R"({"kind": "self_attention", "x": [[1]], "w_q": [[1, 2]], "w_k": [[1, 2]], "w_v": [[1, 2]],
+           "w_o": [[1]]})",
+       R"(field "w_o": expected 2 rows (h * d_h, the columns of w_v), got 1)"},
+      {R"({"kind": "positional", "n": 3})", R"(field "d": missing; expected a whole number from 1 to 16777216)"},
+      {R"({"kind": "positional", "n": 2.5, "d": 2})", R"(field "n": expected a whole number from 1 to 4096, got 2.5)"},
+      {R"({"kind": "positional", "n": 2, "d": 2, "x": [[1, 2, 3], [4, 5, 6]]})",
+       R"(field "x": expected 2 columns (d, for combine "sum"), got 3)"},
+      {R"({"kind": "positional", "n": 2, "d": 2, "layout": "halves"})",
+       R"(field "layout": expected "interleaved" or "split", got "halves")"},
+      {R"({"kind": "rnn", "x": [[1]], "w_ih": [[1]], "w_hh": [[1]]})",
+       R"(field "cell": missing; expected "rnn_tanh", "lstm" or "gru")"},
+      {R"({"kind": "rnn", "cell": "lstm", "x": [[1]], "w_ih": [[1]], "w_hh": [[1], [1], [1]]})",
+       R"(field "w_hh": expected 4 rows (4 x H = 4 x 1 for lstm: gate blocks i, f, g, o), got 3)"},
+      {R"({"kind": "rnn", "cell": "gru", "x": [[1, 2]], "w_ih": [[1], [1], [1]], "w_hh": [[1], [1], [1]]})",
+       R"(field "w_ih": expected 2 columns (d_in, the columns of x), got 1)"},
+      {R"({"kind": "rnn", "cell": "rnn_tanh", "x": [[1]], "w_ih": [[1]], "w_hh": [[1]], "b_ih": [1, 2]})",
+       R"(field "b_ih": expected 1 number (1 x H = 1 x 1 for rnn_tanh), got 2)"},
+      {R"({"kind": "rnn", "cell": "rnn_tanh", "x": [[1]], "w_ih": [[1]], "w_hh": [[1]], "bidirectional": true})",
+       R"(field "reverse": missing; expected an object with w_ih, w_hh, b_ih, b_hh (bidirectional is true))"},
+      {R"({"kind": "rnn", "cell": "rnn_tanh", "x": [[1]], "w_ih": [[1]], "w_hh": [[1]], "bidirectional": true,
+           "reverse": {"w_ih": [[1]], "w_hh": [[1, 2]]}})",
+       R"(field "reverse.w_hh": expected 1 column (H, same as the forward w_hh), got 2)"},
+      {R"({"kind": "rnn", "cell": "rnn_tanh", "x": [[1]], "w_ih": [[1]], "w_hh": [[1]], "bidirectional": true,
+           "reverse": {"w_ih": [[1]], "w_hh": [[1]], "bias": [1]}})",
+       R"(field "reverse.bias": unknown field for "reverse"; expected one of: w_ih, w_hh, b_ih, b_hh)"},
+      {R"({"kind": "rnn", "cell": "rnn_tanh", "x": [[1]], "w_ih": [[1]], "w_hh": [[1]], "bidirectional": true,
+           "reverse": {"w_ih": [[1]], "w_hh": [[1]]}, "h0": [1]})",
+       R"(field "h0": expected a matrix (an array of rows), got an array of numbers; write one row as [[...]])"},
+      {R"({"kind": "rnn", "cell": "rnn_tanh", "x": [[1]], "w_ih": [[1]], "w_hh": [[1]], "bidirectional": "yes"})",
+       R"(field "bidirectional": expected true or false, got "yes")"},
+      {R"({"kind": "transformer"})",
+       R"(field "kind": expected "attention", "self_attention", "positional" or "rnn", got "transformer")"},
+      {R"({"kind": 3})", R"(field "kind": expected "attention", "self_attention", "positional" or "rnn", got 3)"},
+      {R"({"q": [[1]]})", R"(field "kind": missing; expected "attention", "self_attention", "positional" or "rnn")"},
+      {R"([1, 2])", R"(expected a JSON object with a "kind" field, got an array)"},
+      {"{\n  \"kind\": \"attention\",\n  \"q\": [[1, 2],\n         [3  4]]\n}",
+       "invalid JSON: line 4, column 14: expected ',' or ']', got '4'"},
+      {"", "invalid JSON: line 1, column 1: expected a value, got end of input"},
+      // A field name with a newline must not break the one-line promise.
+      {"{\"kind\": \"attention\", \"a\\nb\": 1}",
+       R"(field "a\nb": unknown field for kind "attention"; expected one of: kind, q, k, v, score, w, w_q, w_k, v_a, temperature, mask, mode, hard, seed, window, center, w_p, v_p, gumbel_tau, grad_output)"},
+  };
+  for (const Case& c : cases) {
+    const std::string request = c.request;
+    CAPTURE(request);
+    CHECK(eval_error(c.request) == c.line);
+  }
+}
+
+TEST_CASE("eval: absurd sizes are refused before any work") {
+  // 4097 rows.
+  std::string rows = "[";
+  for (int i = 0; i < 4097; ++i) rows += i ? ",[0]" : "[0]";
+  rows += "]";
+  CHECK(eval_error(R"({"kind": "attention", "q": )" + rows + R"(, "k": [[1]], "v": [[1]]})") ==
+        R"(field "q": expected at most 4096 rows, got 4097)");
+  // Element limits also cover outputs sized by plain numbers.
+  CHECK(eval_error(R"({"kind": "positional", "n": 4096, "d": 5000})") ==
+        R"(field "d": request too large: pe (n x d) would have 20480000 numbers, more than the limit of 16777216)");
+  CHECK(eval_error(R"({"kind": "positional", "n": 4097, "d": 1})") ==
+        R"(field "n": expected a whole number from 1 to 4096, got 4097)");
+  // Work and size limits with small custom limits (so the test stays fast).
+  attn::EvalOptions tight;
+  tight.limits.max_work = 20;  // this request needs 1*5*5 + 1*5*1 = 30
+  const EvalResult work = eval_request(R"({"kind": "attention", "q": [[1, 2, 3, 4, 5]], "k": [[1, 2, 3, 4, 5],
+    [1, 2, 3, 4, 5], [1, 2, 3, 4, 5], [1, 2, 3, 4, 5], [1, 2, 3, 4, 5]], "v": [[1], [2], [3], [4], [5]]})", tight);
+  REQUIRE_FALSE(work.ok);
+  CHECK(work.exit_status == 2);
+  CHECK(work.error.field == "q");
+  CHECK(contains(work.error.message, "request too large"));
+  attn::EvalOptions small;
+  small.limits.max_bytes = 16;
+  const EvalResult big = eval_request(R"({"kind": "positional", "n": 1, "d": 1})", small);
+  REQUIRE_FALSE(big.ok);
+  CHECK(big.error_line() == "invalid JSON: input is 38 bytes, more than the limit of 16 bytes");
+  // The response itself is bounded: each head lists its q, k, v, scores, weights
+  // and output, each (2, 2) here, then concat and output (2, 4): 2 * 6 * 4 + 2 * 8 = 64 numbers.
+  attn::EvalOptions short_response;
+  short_response.limits.max_response_numbers = 63;
+  const std::string two_heads = R"({"kind": "self_attention", "x": [[1, 0], [0, 1]], "heads": 2,
+    "w_q": [[1, 0, 1, 0], [0, 1, 0, 1]], "w_k": [[1, 0, 1, 0], [0, 1, 0, 1]], "w_v": [[1, 0, 1, 0], [0, 1, 0, 1]]})";
+  CHECK(eval_request(two_heads, short_response).error_line() ==
+        R"(field "x": request too large: the response would hold more than 63 numbers (every intermediate is listed; use fewer rows, columns or heads))");
+  short_response.limits.max_response_numbers = 64;
+  CHECK(eval_request(two_heads, short_response).ok);
+  attn::EvalOptions few;
+  few.limits.max_elements = 3;
+  CHECK(eval_request(R"({"kind": "attention", "q": [[1, 2], [3, 4]], "k": [[1, 2]], "v": [[1]]})", few)
+            .error_line() == R"(field "q": expected at most 3 numbers, got 2 x 2)");
+}

@@ -1,0 +1,604 @@
+// Demos are data plus a pure compute: every lesson step's demo must compute from
+// its starting values and from every setting the learner can pick, its panels
+// must point at matrices that exist with matching label counts, every exercise
+// must be unsolved at the start and solved by its stored solution, and the
+// settings must really change what the learner sees.
+//
+// Sections: 1 helpers, 2 every step and every setting, 3 exercises and quizzes,
+// 4 what each demo must show, 5 errors and the font's characters.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "lab/demos.h"
+#include "lab/embedded.h"
+#include "lab/exercise.h"
+#include "lab/lesson.h"
+
+using namespace attn;
+
+namespace {
+
+// ---------------------------------------------------------------- 1 helpers
+struct StepRef {
+  const Lesson* lesson;
+  const LessonStep* step;
+  std::string where() const { return lesson->file + ":" + std::to_string(step->line) + " (" + step->id + ")"; }
+};
+
+const LessonSet& lessons() {
+  static const LessonSet set = load_embedded_lessons();
+  return set;
+}
+
+std::vector<StepRef> demo_steps() {
+  std::vector<StepRef> out;
+  for (const Lesson& l : lessons().lessons)
+    for (const LessonStep& s : l.steps)
+      if (!s.demo.empty()) out.push_back({&l, &s});
+  return out;
+}
+
+const LessonStep& find_step(const std::string& lesson, const std::string& step) {
+  for (const Lesson& l : lessons().lessons)
+    if (l.id == lesson)
+      for (const LessonStep& s : l.steps)
+        if (s.id == step) return s;
+  FAIL("no step " << lesson << "/" << step);
+  static LessonStep none;
+  return none;
+}
+
+const Mat* matrix(const DemoInputs& in, const DemoOutputs& out, const std::string& name) {
+  if (auto it = in.mats.find(name); it != in.mats.end()) return &it->second;
+  if (auto it = out.mats.find(name); it != out.mats.end()) return &it->second;
+  return nullptr;
+}
+
+bool has_both_languages(const LocalText& t) { return !t.get("en").empty() && t.by_lang.count("zh") && !t.by_lang.at("zh").empty(); }
+
+// Every structural promise a panel makes to the UI; returns "" or the first problem.
+std::string panel_problem(const Panel& p, const DemoInputs& in, const DemoOutputs& out) {
+  auto labels_fit = [](const std::vector<std::string>& labels, Eigen::Index n) {
+    return labels.empty() || Eigen::Index(labels.size()) == n;
+  };
+  const std::string at = "panel '" + p.id + "': ";
+  if (p.id.empty()) return "a panel without id";
+  if (!has_both_languages(p.title)) return at + "title needs English and Chinese";
+  const Mat* src = p.source.empty() ? nullptr : matrix(in, out, p.source);
+  switch (p.kind) {
+    case Panel::Kind::editor:
+      if (!in.mats.count(p.source)) return at + "edits '" + p.source + "', which is not an input";
+      if (!labels_fit(p.row_labels, src->rows()) || !labels_fit(p.col_labels, src->cols())) return at + "label counts";
+      break;
+    case Panel::Kind::heatmap:
+    case Panel::Kind::bar_plot:
+      if (!src) return at + "no matrix '" + p.source + "'";
+      if (!labels_fit(p.row_labels, src->rows()) || !labels_fit(p.col_labels, src->cols())) return at + "label counts";
+      break;
+    case Panel::Kind::token_arrows:
+      if (!src) return at + "no matrix '" + p.source + "'";
+      if (Eigen::Index(p.row_labels.size()) != src->rows() || Eigen::Index(p.col_labels.size()) != src->cols())
+        return at + "arrows need one label per query and per key";
+      if (src->minCoeff() < -1e-6f || src->maxCoeff() > 1.0f + 1e-5f) return at + "arrow weights outside [0, 1]";
+      break;
+    case Panel::Kind::vector_plot: {
+      if (!src || src->cols() != 2) return at + "needs a 2-column source";
+      if (!labels_fit(p.row_labels, src->rows())) return at + "label counts";
+      if (!p.source2.empty()) {
+        const Mat* s2 = matrix(in, out, p.source2);
+        if (!s2 || s2->cols() != 2) return at + "needs a 2-column source2";
+        if (!labels_fit(p.series_labels, s2->rows())) return at + "source2 label counts";
+      }
+      if (!has_both_languages(p.text)) return at + "caption needs English and Chinese";
+      break;
+    }
+    case Panel::Kind::line_plot: {
+      const Mat* x = matrix(in, out, p.x_source);
+      if (!src || !x) return at + "missing source or x_source";
+      if (x->rows() < 1 || x->cols() != src->cols()) return at + "x values do not match the lines";
+      if (!labels_fit(p.series_labels, src->rows())) return at + "series label counts";
+      break;
+    }
+    case Panel::Kind::choice: {
+      auto it = in.settings.find(p.setting);
+      if (it == in.settings.end()) return at + "setting '" + p.setting + "' has no current value";
+      bool found = false;
+      for (const auto& o : p.options) found = found || o == it->second;
+      if (!found) return at + "current value '" + it->second + "' is not an option";
+      if (!p.option_labels.empty() && p.option_labels.size() != p.options.size()) return at + "option label count";
+      for (const auto& l : p.option_labels)
+        if (!has_both_languages(l)) return at + "option labels need English and Chinese";
+      break;
+    }
+    case Panel::Kind::slider: {
+      auto it = in.settings.find(p.setting);
+      if (it == in.settings.end()) return at + "setting '" + p.setting + "' has no current value";
+      const float v = std::strtof(it->second.c_str(), nullptr);
+      if (!(p.min < p.max) || v < p.min || v > p.max) return at + "value outside the slider's range";
+      break;
+    }
+    case Panel::Kind::note:
+    case Panel::Kind::shapes:
+      if (!has_both_languages(p.text)) return at + "text needs English and Chinese";
+      break;
+  }
+  return "";
+}
+
+// Runs and checks everything; returns "" or the first problem.
+std::string run_problem(const std::string& demo, const DemoInputs& in, DemoOutputs* keep = nullptr) {
+  const DemoOutputs out = run_demo(demo, in);
+  if (!out.error.empty()) return "demo error: " + out.error;
+  if (out.panels.empty()) return "no panels";
+  for (const auto& [name, m] : out.mats)
+    if (!m.allFinite()) return "'" + name + "' is not finite";
+  std::set<std::string> ids;
+  for (const Panel& p : out.panels) {
+    if (!ids.insert(p.id).second) return "panel id '" + p.id + "' used twice";
+    const std::string why = panel_problem(p, in, out);
+    if (!why.empty()) return why;
+  }
+  if (keep) *keep = out;
+  return "";
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- 2 every step, every setting
+TEST_CASE("every demo step computes from its defaults and its panels are consistent") {
+  REQUIRE(lessons().errors.empty());
+  const auto steps = demo_steps();
+  REQUIRE(steps.size() >= 15);
+  std::set<std::string> used;
+  for (const StepRef& s : steps) {
+    CAPTURE(s.where());
+    used.insert(s.step->demo);
+    const DemoInputs in = demo_defaults(*s.step);
+    CHECK(run_problem(s.step->demo, in) == "");
+    // Every matrix the demo lets the learner edit is shown in an editor panel.
+    const DemoOutputs out = run_demo(s.step->demo, in);
+    for (const auto& name : demo_editable(s.step->demo)) {
+      if (!in.mats.count(name)) continue;  // optional matrices the step leaves out
+      bool shown = false;
+      for (const Panel& p : out.panels) shown = shown || (p.kind == Panel::Kind::editor && p.source == name);
+      bool conditional = false;  // editors shown only for some settings (e.g. general's W)
+      for (const Panel& p : out.panels) conditional = conditional || p.kind == Panel::Kind::choice;
+      CHECK_MESSAGE((shown || conditional), name << " is editable but has no editor");
+    }
+  }
+  // Every registered demo is used by some lesson.
+  for (const auto& name : demo_names()) CHECK_MESSAGE(used.count(name), "demo " << name << " is used by no lesson");
+}
+
+TEST_CASE("every choice option and every slider end computes cleanly") {
+  int runs = 0;
+  for (const StepRef& s : demo_steps()) {
+    const DemoInputs base = demo_defaults(*s.step);
+    const DemoOutputs out = run_demo(s.step->demo, base);
+    for (const Panel& p : out.panels) {
+      std::vector<std::string> values;
+      if (p.kind == Panel::Kind::choice) values = p.options;
+      if (p.kind == Panel::Kind::slider) values = {std::to_string(p.min), std::to_string(p.max)};
+      for (const auto& v : values) {
+        CAPTURE(s.where());
+        CAPTURE(p.setting);
+        CAPTURE(v);
+        DemoInputs in = base;
+        in.settings[p.setting] = v;
+        DemoOutputs changed;
+        CHECK(run_problem(s.step->demo, in, &changed) == "");
+        // One level deeper: the panels a choice reveals (e.g. local's window) work too.
+        for (const Panel& q : changed.panels) {
+          if (q.kind != Panel::Kind::choice || q.setting == p.setting) continue;
+          for (const auto& w : q.options) {
+            DemoInputs in2 = in;
+            in2.settings[q.setting] = w;
+            CHECK_MESSAGE(run_problem(s.step->demo, in2) == "", q.setting << " = " << w);
+            ++runs;
+          }
+        }
+        ++runs;
+      }
+    }
+  }
+  CHECK(runs > 50);
+}
+
+// ---------------------------------------------------------------- 3 exercises and quizzes
+TEST_CASE("every exercise starts unsolved and its stored solution solves it") {
+  int exercises = 0, quizzes = 0;
+  for (const Lesson& l : lessons().lessons)
+    for (const LessonStep& s : l.steps) {
+      for (const Exercise& e : s.exercises) {
+        CAPTURE(l.file + ":" + std::to_string(e.line) + " exercise " + e.id);
+        ++exercises;
+        CHECK(has_both_languages(e.goal));
+        CHECK(!e.hints.empty());
+        for (const LocalText& h : e.hints) CHECK(has_both_languages(h));
+        const DemoInputs in = demo_defaults(s);
+        const DemoOutputs out = run_demo(s.demo, in);
+        const ExerciseStatus before = check_exercise(e, in, out);
+        CHECK_MESSAGE(before.error.empty(), before.error);
+        CHECK_MESSAGE(!before.met, "the starting values already meet the goal");
+        CHECK(before.conditions.size() == e.check.size());
+        DemoInputs solved = in;
+        std::string why;
+        REQUIRE_MESSAGE(apply_solution(e, out, solved, &why), why);
+        const DemoOutputs after = run_demo(s.demo, solved);
+        REQUIRE_MESSAGE(after.error.empty(), after.error);
+        const ExerciseStatus st = check_exercise(e, solved, after);
+        CHECK_MESSAGE(st.met, "the stored solution does not meet the goal");
+        CHECK(exercise_met(e, solved, after));
+      }
+      for (const Quiz& q : s.quizzes) {
+        CAPTURE(l.file + ":" + std::to_string(q.line) + " quiz " + q.id);
+        ++quizzes;
+        CHECK(has_both_languages(q.question));
+        CHECK(has_both_languages(q.explanation));
+        REQUIRE(q.options.size() >= 2);
+        CHECK(q.answer >= 0);
+        CHECK(size_t(q.answer) < q.options.size());
+        for (const LocalText& o : q.options) CHECK(!o.get("en").empty());
+      }
+    }
+  CHECK(exercises >= 15);
+  CHECK(quizzes >= 10);
+}
+
+TEST_CASE("a check reports its values, and an unresolved reference is an error, not a pass") {
+  const LessonStep& s = find_step("first-look", "three-tokens");
+  DemoInputs in = demo_defaults(s);
+  const DemoOutputs out = run_demo(s.demo, in);
+  Exercise e;
+  std::string why;
+  REQUIRE(parse_check("weights[cats, mice] > 0.2 and weights[0, 2] <= weights[mice, mice]", e.check, why));
+  const ExerciseStatus st = check_exercise(e, in, out);
+  REQUIRE(st.conditions.size() == 2);
+  CHECK(st.conditions[0].lhs == doctest::Approx(out.mats.at("weights")(0, 2)));
+  CHECK(st.conditions[0].rhs == doctest::Approx(0.2f));
+  CHECK(st.conditions[1].rhs == doctest::Approx(out.mats.at("weights")(2, 2)));
+  CHECK(st.met == (out.mats.at("weights")(0, 2) > 0.2f && out.mats.at("weights")(0, 2) <= out.mats.at("weights")(2, 2)));
+  REQUIRE(parse_check("weights[cats, dogs] > 0", e.check, why));
+  const ExerciseStatus bad = check_exercise(e, in, out);
+  CHECK(!bad.met);
+  CHECK(bad.error == "'weights' has no column 'dogs'");
+  REQUIRE(parse_check("nothing[0, 0] < 1", e.check, why));
+  CHECK(check_exercise(e, in, out).error == "no matrix 'nothing' in this demo");
+  REQUIRE(parse_check("weights < 1", e.check, why));
+  CHECK(check_exercise(e, in, out).error == "'weights' is not 1 x 1: write weights[row, col]");
+  // Input matrices are found too, by their editor's labels.
+  REQUIRE(parse_check("q[cats, d1] > 0.5", e.check, why));
+  CHECK(exercise_met(e, in, out));
+}
+
+TEST_CASE("check and solution syntax errors say what is wrong") {
+  std::vector<Condition> c;
+  std::vector<Assignment> a;
+  std::string why;
+  CHECK(!parse_check("weights[0, 1] = 0.5", c, why));
+  CHECK(why == "'weights[0, 1] = 0.5' needs a comparison: <, <=, > or >=");
+  CHECK(!parse_check("1 < 2", c, why));
+  CHECK(why == "'1 < 2' compares two numbers: one side must be a matrix cell");
+  CHECK(!parse_check("weights[0] > 1", c, why));
+  CHECK(why == "'weights[0]' is neither a number nor a cell like weights[0, 2]");
+  CHECK(!parse_solution("q[0] = 3", a, why));
+  CHECK(why == "'q[0] = 3': a row takes a list like [0.5, 1]");
+  CHECK(!parse_solution("q[0, 1] = [1, 2]", a, why));
+  CHECK(why == "'q[0, 1] = [1, 2]': a cell takes one number");
+  CHECK(!parse_solution("q", a, why));
+  CHECK(why == "'q' needs '=': name = value");
+  REQUIRE(parse_solution("q[cats] = [1, 2]; q[0, d2] = -1; w = [[1, 0], [0, 1]]; score = cosine;", a, why));
+  REQUIRE(a.size() == 4);
+  CHECK(a[0].kind == Assignment::Kind::row);
+  CHECK(a[1].kind == Assignment::Kind::cell);
+  CHECK(a[1].value(0, 0) == -1.0f);
+  CHECK(a[2].kind == Assignment::Kind::matrix);
+  CHECK(a[3].kind == Assignment::Kind::setting);
+  CHECK(a[3].text == "cosine");
+}
+
+// ---------------------------------------------------------------- 4 what each demo shows
+TEST_CASE("qkv_basic: weights are a softmax of q.k and the output is their mix of v") {
+  const LessonStep& s = find_step("first-look", "three-tokens");
+  const DemoInputs in = demo_defaults(s);
+  const DemoOutputs out = run_demo(s.demo, in);
+  const Mat &Q = in.mats.at("q"), &K = in.mats.at("k"), &V = in.mats.at("v");
+  const Mat& W = out.mats.at("weights");
+  for (Eigen::Index i = 0; i < Q.rows(); ++i) {
+    double denom = 0;
+    for (Eigen::Index j = 0; j < K.rows(); ++j) denom += std::exp(double(Q.row(i).dot(K.row(j))));
+    for (Eigen::Index j = 0; j < K.rows(); ++j)
+      CHECK(W(i, j) == doctest::Approx(std::exp(double(Q.row(i).dot(K.row(j)))) / denom).epsilon(1e-5));
+    for (Eigen::Index c = 0; c < V.cols(); ++c) {
+      double mix = 0;
+      for (Eigen::Index j = 0; j < K.rows(); ++j) mix += double(W(i, j)) * V(j, c);
+      CHECK(out.mats.at("output")(i, c) == doctest::Approx(mix).epsilon(1e-5));
+    }
+  }
+}
+
+TEST_CASE("score_functions: the five scoring functions give five different weight tables") {
+  const LessonStep& s = find_step("scoring", "five-scores");
+  DemoInputs in = demo_defaults(s);
+  const std::vector<std::string> kinds = {"dot", "scaled_dot", "general", "additive", "cosine"};
+  std::vector<Mat> weights;
+  for (const auto& k : kinds) {
+    in.settings["score"] = k;
+    const DemoOutputs out = run_demo(s.demo, in);
+    REQUIRE(out.error.empty());
+    weights.push_back(out.mats.at("weights"));
+    // The comparison chart holds the same row as the chosen table.
+    const Eigen::Index row = std::stoi(in.settings.at("row"));
+    CHECK((out.mats.at("compare").row(Eigen::Index(&k - &kinds[0])) - weights.back().row(row)).cwiseAbs().maxCoeff() < 1e-6f);
+  }
+  for (size_t a = 0; a < kinds.size(); ++a)
+    for (size_t b = a + 1; b < kinds.size(); ++b) {
+      CAPTURE(kinds[a] + " vs " + kinds[b]);
+      CHECK((weights[a] - weights[b]).cwiseAbs().maxCoeff() > 1e-3f);
+    }
+}
+
+TEST_CASE("attention_modes: hard rows are one-hot, local rows are zero outside the window") {
+  const LessonStep& s = find_step("kinds", "modes");
+  DemoInputs in = demo_defaults(s);
+  in.settings["mode"] = "hard";
+  DemoOutputs out = run_demo(s.demo, in);
+  REQUIRE(out.error.empty());
+  const Mat& H = out.mats.at("weights");
+  for (Eigen::Index i = 0; i < H.rows(); ++i) {
+    int ones = 0, zeros = 0;
+    for (Eigen::Index j = 0; j < H.cols(); ++j) {
+      ones += H(i, j) == 1.0f;
+      zeros += H(i, j) == 0.0f;
+    }
+    CHECK(ones == 1);
+    CHECK(zeros == H.cols() - 1);
+    // A hard read copies one value row exactly.
+    const Eigen::Index j = [&] { Eigen::Index b = 0; H.row(i).maxCoeff(&b); return b; }();
+    CHECK((out.mats.at("output").row(i) - in.mats.at("v").row(j)).cwiseAbs().maxCoeff() == 0.0f);
+  }
+  in.settings["mode"] = "local";
+  in.settings["window"] = "1";
+  out = run_demo(s.demo, in);
+  REQUIRE(out.error.empty());
+  const Mat& L = out.mats.at("weights");
+  for (Eigen::Index i = 0; i < L.rows(); ++i) {
+    CHECK(L.row(i).sum() == doctest::Approx(1.0f).epsilon(1e-5));
+    for (Eigen::Index j = 0; j < L.cols(); ++j)
+      if (std::abs(i - j) > 1) CHECK(L(i, j) == 0.0f);
+  }
+  in.settings["mode"] = "soft";
+  out = run_demo(s.demo, in);
+  CHECK(out.mats.at("weights").minCoeff() > 0.0f);
+  // Gumbel with a small temperature is close to one-hot; with a large one, flatter.
+  in.settings["mode"] = "gumbel";
+  in.settings["tau"] = "0.05";
+  const float sharp = run_demo(s.demo, in).mats.at("weights").rowwise().maxCoeff().mean();
+  in.settings["tau"] = "5";
+  const float flat = run_demo(s.demo, in).mats.at("weights").rowwise().maxCoeff().mean();
+  CHECK(sharp > 0.8f);
+  CHECK(flat < 0.5f);
+}
+
+TEST_CASE("shuffle: without PE the outputs move with the tokens; with PE they do not") {
+  const LessonStep& s = find_step("position", "shuffle");
+  DemoInputs in = demo_defaults(s);
+  const Eigen::Index n = in.mats.at("x").rows();
+  for (const std::string shuffle : {"reverse", "rotate", "swap"}) {
+    CAPTURE(shuffle);
+    in.settings["shuffle"] = shuffle;
+    in.settings["pe"] = "none";
+    DemoOutputs out = run_demo(s.demo, in);
+    REQUIRE(out.error.empty());
+    // Checked here from the two outputs, not from the demo's own difference.
+    const Mat& Z = out.mats.at("output");
+    const Mat& Zs = out.mats.at("shuffled_output");
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const Eigen::Index from = shuffle == "reverse" ? n - 1 - i : shuffle == "rotate" ? (i + 1) % n : (i < 2 ? 1 - i : i);
+      CHECK((Zs.row(i) - Z.row(from)).cwiseAbs().maxCoeff() < 1e-5f);
+    }
+    CHECK(out.mats.at("max_difference")(0, 0) < 1e-5f);
+    for (const std::string pe : {"sum", "concat"}) {
+      CAPTURE(pe);
+      in.settings["pe"] = pe;
+      out = run_demo(s.demo, in);
+      REQUIRE(out.error.empty());
+      CHECK(out.mats.at("max_difference")(0, 0) > 1e-2f);
+    }
+  }
+  in.settings["shuffle"] = "none";
+  in.settings["pe"] = "sum";
+  CHECK(run_demo(s.demo, in).mats.at("max_difference")(0, 0) == 0.0f);
+}
+
+TEST_CASE("dk_scaling: variance grows like d_k; scaling keeps the softmax spread out") {
+  const LessonStep& s = find_step("scoring", "dk-slider");
+  DemoInputs in = demo_defaults(s);
+  in.settings["d_k"] = "512";
+  const DemoOutputs out = run_demo(s.demo, in);
+  REQUIRE(out.error.empty());
+  const Mat& now = out.mats.at("now");  // rows: variance, max weight, entropy, gradient
+  CHECK(now(0, 0) == doctest::Approx(512.0f).epsilon(0.3));
+  CHECK(now(0, 1) == doctest::Approx(1.0f).epsilon(0.3));
+  CHECK(now(2, 1) > now(2, 0) + 1.0f);  // entropy: scaled far above unscaled
+  CHECK(now(1, 0) > 0.9f);              // unscaled: nearly one-hot
+  CHECK(now(3, 1) > 3.0f * now(3, 0));  // and its gradient has nearly vanished
+  // The curves agree at d_k = 1 (scaling divides by 1) and part ways as d_k grows.
+  const Mat& H = out.mats.at("entropy");
+  CHECK(H(0, 0) == doctest::Approx(H(1, 0)));
+  CHECK(H(1, 9) - H(0, 9) > 1.0f);
+  // Deterministic: the same seed gives the same numbers.
+  CHECK((run_demo(s.demo, in).mats.at("now") - now).cwiseAbs().maxCoeff() == 0.0f);
+  in.settings["seed"] = "2";
+  CHECK((run_demo(s.demo, in).mats.at("now") - now).cwiseAbs().maxCoeff() > 0.0f);
+}
+
+TEST_CASE("heads_vs_layers: unit 1 is the same either way, unit 2 and the output differ") {
+  const LessonStep& s = find_step("self-attention", "heads-vs-layers");
+  const DemoInputs in = demo_defaults(s);
+  const DemoOutputs out = run_demo(s.demo, in);
+  REQUIRE(out.error.empty());
+  CHECK((out.mats.at("heads_w1") - out.mats.at("layers_w1")).cwiseAbs().maxCoeff() < 1e-6f);
+  CHECK((out.mats.at("heads_w2") - out.mats.at("layers_w2")).cwiseAbs().maxCoeff() > 0.05f);
+  CHECK((out.mats.at("out_heads") - out.mats.at("out_layers")).cwiseAbs().maxCoeff() > 0.05f);
+}
+
+TEST_CASE("multihead: one weight table per head, and the shapes follow h") {
+  const LessonStep& s = find_step("self-attention", "multihead");
+  DemoInputs in = demo_defaults(s);
+  for (int h : {1, 2, 4}) {
+    CAPTURE(h);
+    in.settings["heads"] = std::to_string(h);
+    const DemoOutputs out = run_demo(s.demo, in);
+    REQUIRE(out.error.empty());
+    for (int t = 1; t <= 4; ++t) CHECK(out.mats.count("weights_" + std::to_string(t)) == size_t(t <= h));
+    const std::string reshape = "(1, 4, " + std::to_string(h) + ", " + std::to_string(4 / h) + ")";
+    bool found = false;
+    for (const Panel& p : out.panels)
+      if (p.kind == Panel::Kind::shapes) found = p.text.get("en").find(reshape) != std::string::npos;
+    CHECK_MESSAGE(found, "shapes panel lacks " << reshape);
+  }
+}
+
+TEST_CASE("cross_vs_self: the output has one row per query") {
+  const LessonStep& s = find_step("kinds", "cross-self");
+  DemoInputs in = demo_defaults(s);
+  CHECK(run_demo(s.demo, in).mats.at("output").rows() == in.mats.at("x_dec").rows());
+  in.settings["kind"] = "self";
+  CHECK(run_demo(s.demo, in).mats.at("output").rows() == in.mats.at("x_enc").rows());
+}
+
+TEST_CASE("positional: both layouts hold the same numbers; concat widens, sum does not") {
+  const LessonStep& s = find_step("position", "sinusoids");
+  DemoInputs in = demo_defaults(s);
+  const Eigen::Index d_x = in.mats.at("x").cols();
+  DemoOutputs a = run_demo(s.demo, in);
+  in.settings["layout"] = "split_halves";
+  DemoOutputs b = run_demo(s.demo, in);
+  std::vector<float> va(a.mats.at("pe").data(), a.mats.at("pe").data() + a.mats.at("pe").size());
+  std::vector<float> vb(b.mats.at("pe").data(), b.mats.at("pe").data() + b.mats.at("pe").size());
+  std::sort(va.begin(), va.end());
+  std::sort(vb.begin(), vb.end());
+  CHECK(va == vb);
+  CHECK((a.mats.at("pe") - b.mats.at("pe")).cwiseAbs().maxCoeff() > 0.1f);
+  CHECK(a.mats.at("combined").cols() == d_x);
+  in.settings["combine"] = "concat";
+  in.settings["d_pe"] = "6";
+  CHECK(run_demo(s.demo, in).mats.at("combined").cols() == d_x + 6);
+}
+
+TEST_CASE("dot_geometry, values_mix, kv_memory, projections, parallelism compute what they say") {
+  {  // q . k = |q| x projection, and a perpendicular pair scores 0 at 90 degrees.
+    const LessonStep& s = find_step("inside-the-score", "geometry");
+    DemoInputs in = demo_defaults(s);
+    in.mats["q"] << -0.2f, 1.0f;
+    const DemoOutputs out = run_demo(s.demo, in);
+    CHECK(out.mats.at("dots")(0, 0) == doctest::Approx(0.0f).epsilon(1e-6));
+    CHECK(out.mats.at("angles")(0, 0) == doctest::Approx(90.0f).epsilon(1e-4));
+    const float q_norm = in.mats.at("q").norm();
+    for (Eigen::Index j = 0; j < 3; ++j)
+      CHECK(out.mats.at("dots")(0, j) == doctest::Approx(q_norm * out.mats.at("projections")(0, j)).epsilon(1e-5));
+  }
+  {  // The last row of contributions is their sum, and equals the output.
+    const LessonStep& s = find_step("inside-the-score", "values");
+    const DemoOutputs out = run_demo(s.demo, demo_defaults(s));
+    const Mat& C = out.mats.at("contributions");
+    CHECK((C.topRows(C.rows() - 1).colwise().sum() - C.bottomRows(1)).cwiseAbs().maxCoeff() < 1e-6f);
+    CHECK((C.bottomRows(1) - out.mats.at("output")).cwiseAbs().maxCoeff() == 0.0f);
+  }
+  {  // A hard memory read returns one slot's value; the soft one blends.
+    const LessonStep& s = find_step("focus", "soft-vs-hard");
+    DemoInputs in = demo_defaults(s);
+    in.settings["mode"] = "hard";
+    const DemoOutputs out = run_demo(s.demo, in);
+    CHECK((out.mats.at("output").row(0) - in.mats.at("v").row(1)).cwiseAbs().maxCoeff() == 0.0f);  // banana
+  }
+  {  // Raw scores are symmetric; learned ones need not be.
+    const LessonStep& s = find_step("inside-the-score", "projections");
+    DemoInputs in = demo_defaults(s);
+    CHECK(run_demo(s.demo, in).mats.at("asymmetry").cwiseAbs().maxCoeff() == 0.0f);
+    in.settings["projection"] = "learned";
+    in.mats["w_q"] << 0.0f, 3.0f, -1.0f, 0.0f;
+    CHECK(run_demo(s.demo, in).mats.at("asymmetry").cwiseAbs().maxCoeff() > 0.5f);
+  }
+  {  // One lane: rounds = multiply-adds. Many lanes: the RNN cannot go below n rounds.
+    const LessonStep& s = find_step("heads-parallel", "parallel");
+    DemoInputs in = demo_defaults(s);
+    in.settings["lanes_log2"] = "0";
+    DemoOutputs out = run_demo(s.demo, in);
+    CHECK(out.mats.at("now")(2, 0) == doctest::Approx(out.mats.at("now")(1, 0)));
+    CHECK(out.mats.at("now")(2, 1) == doctest::Approx(out.mats.at("now")(1, 1)));
+    in.settings["lanes_log2"] = "16";
+    out = run_demo(s.demo, in);
+    CHECK(out.mats.at("now")(2, 0) == doctest::Approx(std::log10(64.0f)));
+  }
+}
+
+// ---------------------------------------------------------------- 5 errors, font
+TEST_CASE("bad inputs give an error message instead of numbers") {
+  const LessonStep& s = find_step("first-look", "three-tokens");
+  DemoInputs in = demo_defaults(s);
+  in.mats["q"](0, 0) = std::nanf("");
+  CHECK(run_demo(s.demo, in).error == "a value in 'q' is not a finite number");
+  in = demo_defaults(s);
+  in.settings["score"] = "loud";
+  CHECK(run_demo(s.demo, in).error == "'score' must be one of dot, scaled_dot, cosine (not 'loud')");
+  in = demo_defaults(s);
+  in.mats.erase("v");
+  CHECK(run_demo(s.demo, in).error == "missing input 'v'");
+  in = demo_defaults(s);
+  in.mats["k"] = Mat::Ones(3, 3);
+  CHECK(run_demo(s.demo, in).error == "'k' needs 2 columns (as many as 'q': q_i · k_j needs equal sizes), not 3");
+  CHECK(run_demo("nope", in).error == "unknown demo 'nope'");
+  const LessonStep& d = find_step("scoring", "dk-slider");
+  in = demo_defaults(d);
+  in.settings["d_k"] = "1000";
+  CHECK(run_demo(d.demo, in).error == "'d_k' must be between 1 and 512");
+  in.settings["d_k"] = "abc";
+  CHECK(run_demo(d.demo, in).error == "'d_k' must be a number");
+  // A setting the inputs leave out runs at its default.
+  in.settings.erase("d_k");
+  CHECK(run_demo(d.demo, in).error.empty());
+}
+
+TEST_CASE("every non-ASCII character the demos show also appears in the lesson files") {
+  // The page's CJK font subset is built from the lesson files; a character only
+  // the demos use would render as a box.
+  std::set<std::string> lesson_chars;
+  auto chars_of = [](const std::string& s, std::set<std::string>& out) {
+    for (size_t i = 0; i < s.size();) {
+      const unsigned char c = static_cast<unsigned char>(s[i]);
+      const size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+      if (len > 1) out.insert(s.substr(i, len));
+      i += len;
+    }
+  };
+  for (std::size_t i = 0; i < kEmbeddedLessonCount; ++i) chars_of(kEmbeddedLessons[i].data, lesson_chars);
+  std::set<std::string> demo_chars;
+  for (const StepRef& s : demo_steps()) {
+    const DemoInputs base = demo_defaults(*s.step);
+    std::vector<DemoInputs> variants = {base};
+    for (const Panel& p : run_demo(s.step->demo, base).panels)
+      if (p.kind == Panel::Kind::choice)
+        for (const auto& o : p.options) {
+          variants.push_back(base);
+          variants.back().settings[p.setting] = o;
+        }
+    for (const DemoInputs& in : variants)
+      for (const Panel& p : run_demo(s.step->demo, in).panels) {
+        for (const auto& [lang, t] : p.title.by_lang) chars_of(t, demo_chars);
+        for (const auto& [lang, t] : p.text.by_lang) chars_of(t, demo_chars);
+        for (const auto& l : p.option_labels)
+          for (const auto& [lang, t] : l.by_lang) chars_of(t, demo_chars);
+      }
+  }
+  std::string missing;
+  for (const auto& c : demo_chars)
+    if (!lesson_chars.count(c)) missing += c;
+  CHECK_MESSAGE(missing.empty(), "characters used by demo panels but by no lesson file: " << missing);
+}

@@ -1,0 +1,228 @@
+// test_experiments.cpp: the live experiments behind the train_* and timing
+// demos: previews, lockstep training independent of the frame budget, chunked
+// evaluation equal to a whole one, restarts, and the translation model reaching
+// its stated accuracy through the same interface the page uses.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "lab/experiments.h"
+#include "train/train_run.h"
+
+namespace {
+
+using attn::DemoInputs;
+using attn::Experiment;
+
+DemoInputs settings(std::initializer_list<std::pair<const std::string, std::string>> s) {
+  DemoInputs in;
+  in.settings = s;
+  return in;
+}
+
+bool has_panel(const attn::DemoOutputs& out, const std::string& id) {
+  for (const auto& p : out.panels)
+    if (p.id == id) return true;
+  return false;
+}
+
+double number(const attn::json::Value& v, const char* key) {
+  const attn::json::Value* x = v.find(key);
+  REQUIRE(x != nullptr);
+  return x->as_number();
+}
+
+const attn::json::Value& run_status(const attn::json::Value& status, size_t i) {
+  const attn::json::Value* runs = status.find("runs");
+  REQUIRE(runs != nullptr);
+  REQUIRE(runs->size() > i);
+  return runs->items()[i];
+}
+
+}  // namespace
+
+TEST_CASE("every experiment demo previews through the registry without training") {
+  for (const char* name : {"train_translation", "train_long_range", "train_pooling", "train_sentiment",
+                           "train_hard_attention", "timing"}) {
+    CAPTURE(name);
+    CHECK(attn::is_experiment_demo(name));
+    const attn::DemoOutputs out = attn::run_demo(name, DemoInputs{});
+    CHECK(out.error.empty());
+    CHECK(!out.panels.empty());
+    auto ex = attn::make_experiment(name, DemoInputs{});
+    REQUIRE(ex);
+    CHECK(ex->progress() == 0);
+    CHECK(!ex->done());
+    if (std::string(name) != "timing") {
+      CHECK(has_panel(out, "progress"));
+      CHECK(has_panel(out, "loss"));
+      CHECK(has_panel(out, "accuracy"));
+    }
+  }
+  CHECK(!attn::is_experiment_demo("qkv_basic"));
+  CHECK(attn::make_experiment("qkv_basic", DemoInputs{}) == nullptr);
+  // Settings are checked like any demo's.
+  CHECK(!attn::run_demo("train_long_range", settings({{"distance", "7"}})).error.empty());
+  CHECK(!attn::run_demo("train_translation", settings({{"steps", "-3"}})).error.empty());
+}
+
+TEST_CASE("chunked held-out evaluation equals one whole evaluation") {
+  attn::train::RunDesc d;
+  d.kind = attn::train::RunKind::translation_additive;
+  attn::train::TrainRun run(d);
+  for (int i = 0; i < 5; ++i) run.step();
+  const attn::train::EvalResult whole = run.evaluate();
+  attn::train::EvalResult parts;
+  for (int b = 0; b < run.heldout_size(); b += 7) parts = attn::train::combine_eval(parts, run.evaluate_range(b, b + 7));
+  CHECK(parts.count == whole.count);
+  CHECK(parts.accuracy == doctest::Approx(whole.accuracy).epsilon(1e-5));
+  CHECK(parts.loss == doctest::Approx(whole.loss).epsilon(1e-4));
+  CHECK(run.evaluate_range(run.heldout_size(), run.heldout_size() + 5).count == 0);
+}
+
+TEST_CASE("side-by-side runs move in lockstep, and the frame budget does not change the numbers") {
+  // One unit of work per call against generous budgets: same steps, same losses.
+  auto a = attn::make_experiment("train_translation", settings({{"compare", "on"}, {"steps", "30"}}));
+  auto b = attn::make_experiment("train_translation", settings({{"compare", "on"}, {"steps", "30"}}));
+  while (!a->done()) a->advance(0.0);
+  while (!b->done()) b->advance(50.0);
+  const auto sa = a->status(), sb = b->status();
+  CHECK(number(sa, "steps") == 30);
+  for (size_t i = 0; i < 2; ++i) {
+    CHECK(number(run_status(sa, i), "steps") == 30);
+    CHECK(number(run_status(sa, i), "loss") == number(run_status(sb, i), "loss"));
+    CHECK(number(run_status(sa, i), "accuracy") == number(run_status(sb, i), "accuracy"));
+    CHECK(number(run_status(sa, i), "evaluatedAt") == 30);
+  }
+  // A finished experiment does no more work.
+  CHECK(a->advance(10.0) == 0);
+  CHECK(a->progress() == 30);
+}
+
+TEST_CASE("long steps are spread over units of work and the numbers stay the same") {
+  // The RNN, LSTM and attention side by side at distance 32: one unit per call
+  // (a few examples of one model's batch) against whole rounds per call.
+  const auto in = settings({{"distance", "32"}, {"steps", "6"}});
+  auto a = attn::make_experiment("train_long_range", in);
+  auto b = attn::make_experiment("train_long_range", in);
+  a->prepare();
+  while (a->status().find("evaluating")->as_bool()) a->advance(0.0);  // the untrained models
+  int calls_for_first_step = 0;
+  while (a->progress() < 1) a->advance(0.0), ++calls_for_first_step;
+  // Three models with batches of 16, in parts of 4 examples.
+  CHECK(calls_for_first_step == 3 * 4);
+  while (!a->done()) a->advance(0.0);
+  while (!b->done()) b->step_once();
+  const auto sa = a->status(), sb = b->status();
+  for (size_t i = 0; i < 3; ++i) {
+    CHECK(number(run_status(sa, i), "steps") == 6);
+    CHECK(number(run_status(sa, i), "loss") == number(run_status(sb, i), "loss"));
+    CHECK(number(run_status(sa, i), "accuracy") == number(run_status(sb, i), "accuracy"));
+  }
+}
+
+TEST_CASE("the translation model with attention reaches 95% held-out token accuracy within 300 steps") {
+  auto ex = attn::make_experiment("train_translation", DemoInputs{});
+  double best = 0.0;
+  long reached_at = -1;
+  while (!ex->done()) {
+    ex->advance(20.0);
+    const attn::json::Value status = ex->status();
+    const attn::json::Value& r = run_status(status, 0);
+    best = number(r, "accuracy");
+    if (best >= 0.95 && reached_at < 0) reached_at = long(number(r, "evaluatedAt"));
+    if (reached_at >= 0) break;
+  }
+  MESSAGE("95% held-out token accuracy first measured at step " << reached_at);
+  CHECK(reached_at > 0);
+  CHECK(reached_at <= 300);
+  // The full stop gets almost no weight while "love" is produced.
+  const attn::json::Value status = ex->status();
+  const attn::json::Value* example = status.find("example");
+  REQUIRE(example != nullptr);
+  CHECK(example->find("source")->as_string() == "我 爱 中国 。");
+  CHECK(number(*example, "stopWeightForWord2") < 0.05);
+  // Showing another sentence does not restart training.
+  const long steps = ex->progress();
+  CHECK(ex->set_view_setting("example", "3"));
+  CHECK(ex->progress() == steps);
+  CHECK(!ex->set_view_setting("attention", "dot"));
+}
+
+TEST_CASE("long-range: changing the distance restarts the runs and keeps finished results") {
+  auto ex = attn::make_experiment("train_long_range", settings({{"distance", "4"}, {"steps", "10"}}));
+  while (!ex->done()) ex->advance(50.0);
+  const auto before = ex->status();
+  REQUIRE(before.find("byDistance")->find("4") != nullptr);
+  CHECK(before.find("byDistance")->find("4")->size() == 3);
+  CHECK(ex->set_view_setting("distance", "16"));
+  CHECK(ex->progress() == 0);
+  CHECK(!ex->done());
+  const auto after = ex->status();
+  CHECK(number(after, "distance") == 16);
+  CHECK(after.find("byDistance")->find("4") != nullptr);
+  CHECK(!ex->set_view_setting("distance", "0"));
+}
+
+TEST_CASE("timing measures one length per unit, every time positive") {
+  auto ex = attn::make_experiment("timing", settings({{"d", "16"}}));
+  ex->step_once();
+  ex->step_once();
+  CHECK(ex->progress() == 2);
+  const attn::json::Value status = ex->status();
+  const attn::json::Value* pts = status.find("points");
+  REQUIRE(pts != nullptr);
+  REQUIRE(pts->size() == 2);
+  CHECK(number(pts->items()[0], "n") == 8);
+  CHECK(number(pts->items()[1], "n") == 16);
+  for (size_t i = 0; i < 2; ++i) {
+    CHECK(number(pts->items()[i], "rnnMs") > 0.0);
+    CHECK(number(pts->items()[i], "attentionMs") > 0.0);
+    CHECK(number(pts->items()[i], "attentionScalarMs") > 0.0);
+  }
+  const attn::DemoOutputs out = ex->view();
+  CHECK(has_panel(out, "times"));
+  CHECK(out.mats.at("times").rows() == 3);
+  CHECK(out.mats.at("times").cols() == 2);
+}
+
+TEST_CASE("the frame budget grows while frames are quick and shrinks while they are slow") {
+  attn::FrameBudget b;  // 25 ms target, 4..14 ms, starts at 4
+  CHECK(b.budget_ms() == 4.0);
+  b.observe(0.0);  // nothing measured yet
+  b.observe(NAN);
+  CHECK(b.budget_ms() == 4.0);
+  b.observe(16.7);  // a 60 Hz frame: more work fits
+  CHECK(b.budget_ms() == doctest::Approx(4.25));
+  b.observe(16.7);
+  CHECK(b.budget_ms() == doctest::Approx(4.5));
+  b.observe(23.0);  // just under the target: left alone
+  CHECK(b.budget_ms() == doctest::Approx(4.5));
+  b.observe(30.0);  // slower than the target: less work
+  CHECK(b.budget_ms() == doctest::Approx(4.5 * 0.9));
+  for (int i = 0; i < 500; ++i) b.observe(10.0);
+  CHECK(b.budget_ms() == 14.0);  // never more than max_ms
+  for (int i = 0; i < 500; ++i) b.observe(80.0);
+  CHECK(b.budget_ms() == 4.0);  // a slow machine still trains, about a step a frame
+}
+
+TEST_CASE("the frame budget settles where the frame rate holds, whatever drawing costs") {
+  // A page whose frames take `base` ms plus the work (which also slows drawing a
+  // little, as on a machine with two cores), smoothed like the app's frame time.
+  for (double base : {6.0, 12.0, 18.0}) {
+    attn::FrameBudget b;
+    double frame = base;
+    double worst = 0.0, work_sum = 0.0;
+    for (int i = 0; i < 2000; ++i) {
+      const double work = b.budget_ms();
+      frame = 0.9 * frame + 0.1 * (base + 1.2 * work);
+      b.observe(frame);
+      if (i >= 200) worst = std::max(worst, frame), work_sum += work;
+    }
+    CAPTURE(base);
+    CHECK(worst <= 27.0);                      // 37 fps or more once settled
+    CHECK(work_sum / 1800.0 >= std::min(14.0, (22.0 - base) / 1.2) - 1.0);  // and the frame is used
+  }
+}

@@ -1,0 +1,219 @@
+// The learner's saved state and share links: round trips, and bad input refused
+// with a reason while nothing is lost.
+#include <doctest/doctest.h>
+
+#include "lab/lab_state.h"
+
+using namespace attn;
+
+namespace {
+
+Lesson tiny_lesson() {
+  Lesson l;
+  std::vector<LessonError> errors;
+  const char* text =
+      "lesson: tiny\ntitle: Tiny\n\nstep: one\ntitle: One\ntext:\n  x\n\n"
+      "step: two\ntitle: Two\ndemo: qkv_basic\ntokens: a | b\nq: [[1, 0], [0, 1]]\n"
+      "k: [[1, 0], [0, 1]]\nv: [[1, 2], [3, 4]]\ntext:\n  y\n";
+  REQUIRE(parse_lesson("tiny.lesson", text, l, errors));
+  return l;
+}
+
+}  // namespace
+
+TEST_CASE("edits are stored as differences and re-applied over the lesson's values") {
+  const Lesson l = tiny_lesson();
+  const LessonStep& s = l.steps[1];
+  DemoInputs in = demo_defaults(s);
+  CHECK(edits_from_inputs(s, in).empty());
+  in.mats["q"](0, 1) = 2.5f;
+  in.settings["score"] = "scaled_dot";
+  const StepEdits e = edits_from_inputs(s, in);
+  CHECK(e.mats.size() == 1);
+  CHECK(e.mats.count("q") == 1);
+  CHECK(e.settings.at("score") == "scaled_dot");
+  const DemoInputs back = inputs_with_edits(s, &e);
+  CHECK(back.mats.at("q")(0, 1) == 2.5f);
+  CHECK(back.mats.at("k") == demo_defaults(s).mats.at("k"));
+  // An edit whose shape no longer fits the lesson is ignored, not applied.
+  StepEdits stale;
+  stale.mats["q"] = Mat::Zero(3, 3);
+  CHECK(inputs_with_edits(s, &stale).mats.at("q") == demo_defaults(s).mats.at("q"));
+}
+
+TEST_CASE("saved state round-trips through JSON text") {
+  LabState st;
+  st.lang = "zh";
+  st.lesson = "tiny";
+  st.step = 1;
+  st.furthest["tiny"] = 1;
+  st.edits["tiny/two"].mats["q"] = (Mat(2, 2) << 1, 2, 3, 4.5f).finished();
+  st.edits["tiny/two"].settings["score"] = "cosine";
+  const std::string text = json::write(lab_state_to_json(st));
+  LabState back;
+  std::string why;
+  REQUIRE(lab_state_from_text(text, &back, &why));
+  CHECK(back.lang == "zh");
+  CHECK(back.lesson == "tiny");
+  CHECK(back.step == 1);
+  CHECK(back.furthest.at("tiny") == 1);
+  CHECK(back.edits.at("tiny/two").mats.at("q")(1, 1) == 4.5f);
+  CHECK(back.edits.at("tiny/two").settings.at("score") == "cosine");
+}
+
+TEST_CASE("hints and quiz answers round-trip, and state saved before they existed still loads") {
+  LabState st;
+  st.lesson = "tiny";
+  st.answers["tiny/two"].hints["aim"] = 2;
+  st.answers["tiny/two"].quizzes["who"] = {1, true};
+  st.answers["tiny/two"].quizzes["why"] = {0, false};
+  st.answers["tiny/one"];  // empty: not written
+  const std::string text = json::write(lab_state_to_json(st));
+  CHECK(text.find("tiny/one") == std::string::npos);
+  LabState back;
+  std::string why;
+  REQUIRE(lab_state_from_text(text, &back, &why));
+  CHECK(back.answers.size() == 1);
+  const StepAnswers& a = back.answers.at("tiny/two");
+  CHECK(a.hints.at("aim") == 2);
+  CHECK(a.quizzes.at("who") == QuizAnswer{1, true});
+  CHECK(a.quizzes.at("why") == QuizAnswer{0, false});
+
+  // A version 1 file (written before answers were saved) loads with none.
+  LabState old;
+  REQUIRE(lab_state_from_text(
+      "{\"version\": 1, \"lang\": \"zh\", \"lesson\": \"tiny\", \"step\": 1, \"furthest\": {\"tiny\": 1},"
+      " \"edits\": {\"tiny/two\": {\"s\": {\"score\": \"cosine\"}}}}",
+      &old, &why));
+  CHECK(old.lang == "zh");
+  CHECK(old.step == 1);
+  CHECK(old.edits.at("tiny/two").settings.at("score") == "cosine");
+  CHECK(old.answers.empty());
+}
+
+TEST_CASE("a step's answers map to its exercises and quizzes by id, and never read as more than the step has") {
+  Lesson l;
+  std::vector<LessonError> errors;
+  const char* text =
+      "lesson: quiz\ntitle: Quiz\n\nstep: one\ntitle: One\ndemo: qkv_basic\ntokens: a | b\n"
+      "q: [[1, 0], [0, 1]]\nk: [[1, 0], [0, 1]]\nv: [[1, 2], [3, 4]]\ntext:\n  y\n\n"
+      "quiz: who\nquestion: Who?\noption: a\noption: b\nanswer: 2\nexplain: b.\n\n"
+      "exercise: aim\ngoal: Aim.\ncheck: weights[a, b] > 0.6\nhint: one\nhint: two\nsolution: q[a] = [0, 5]\n\n"
+      "exercise: other\ngoal: Other.\ncheck: weights[b, a] > 0.6\nhint: only\nsolution: q[b] = [5, 0]\n";
+  REQUIRE(parse_lesson("quiz.lesson", text, l, errors));
+  const LessonStep& s = l.steps[0];
+  REQUIRE(s.exercises.size() == 2);
+  REQUIRE(s.quizzes.size() == 1);
+
+  // Nothing saved: a fresh step.
+  CHECK(hints_for_step(s, nullptr) == std::vector<int>{0, 0});
+  CHECK(quizzes_for_step(s, nullptr) == std::vector<QuizAnswer>{QuizAnswer{}});
+
+  StepAnswers a;
+  a.hints["other"] = 1;
+  a.hints["gone"] = 3;  // an exercise the lesson no longer has: ignored
+  a.quizzes["who"] = {1, true};
+  CHECK(hints_for_step(s, &a) == std::vector<int>{0, 1});
+  CHECK(quizzes_for_step(s, &a) == std::vector<QuizAnswer>{QuizAnswer{1, true}});
+
+  // More hints than the exercise has, or an option that is gone, read as less.
+  a.hints["aim"] = 7;
+  a.quizzes["who"] = {5, true};
+  CHECK(hints_for_step(s, &a) == std::vector<int>{2, 1});
+  CHECK(quizzes_for_step(s, &a) == std::vector<QuizAnswer>{QuizAnswer{}});
+
+  // And back: only what differs from a fresh step is kept.
+  const StepAnswers kept = answers_from_step(s, {2, 0}, {QuizAnswer{0, false}});
+  CHECK(kept.hints.size() == 1);
+  CHECK(kept.hints.at("aim") == 2);
+  CHECK(kept.quizzes.at("who") == QuizAnswer{0, false});
+  CHECK(answers_from_step(s, {0, 0}, {QuizAnswer{}}).empty());
+}
+
+TEST_CASE("corrupt saved state is refused with a reason and leaves the target untouched") {
+  LabState target;
+  target.lesson = "keep";
+  std::string why;
+  const char* bad[] = {
+      "",
+      "{",
+      "[]",
+      "{\"version\": 3}",
+      "{\"version\": 2, \"answers\": []}",
+      "{\"version\": 2, \"answers\": {\"a/b\": {\"h\": {\"x\": -1}}}}",
+      "{\"version\": 2, \"answers\": {\"a/b\": {\"h\": {\"x\": 1.5}}}}",
+      "{\"version\": 2, \"answers\": {\"a/b\": {\"h\": {\"x\": 1000}}}}",
+      "{\"version\": 2, \"answers\": {\"a/b\": {\"q\": {\"x\": {\"p\": \"1\"}}}}}",
+      "{\"version\": 2, \"answers\": {\"a/b\": {\"q\": {\"x\": {\"p\": 0, \"c\": 1}}}}}",
+      "{\"version\": 2, \"answers\": {\"a/b\": {\"q\": {\"x\": {\"p\": -1, \"c\": true}}}}}",
+      "{\"version\": 2, \"answers\": {\"a/b\": {\"q\": {\"x\": {\"p\": 0, \"c\": true, \"why\": 1}}}}}",
+      "{\"version\": 2, \"answers\": {\"a/b\": {\"q\": {\"x\": 2}}}}",
+      "{\"version\": 2, \"answers\": {\"a/b\": {\"hints\": {}}}}",
+      "{\"version\": 1, \"lang\": \"fr\"}",
+      "{\"version\": 1, \"step\": -1}",
+      "{\"version\": 1, \"edits\": {\"a/b\": {\"m\": {\"q\": [[1, null]]}}}}",
+      "{\"version\": 1, \"edits\": {\"a/b\": {\"m\": {\"q\": [[1], [1, 2]]}}}}",
+      "{\"version\": 1, \"edits\": {\"a/b\": {\"x\": 1}}}",
+      "{\"version\": 1, \"furthest\": {\"a\": \"far\"}}",
+  };
+  for (const char* text : bad) {
+    CAPTURE(text);
+    why.clear();
+    CHECK_FALSE(lab_state_from_text(text, &target, &why));
+    CHECK(!why.empty());
+    CHECK(target.lesson == "keep");
+  }
+  CHECK_FALSE(lab_state_from_text(std::string(kMaxSavedStateBytes + 1, ' '), &target, &why));
+}
+
+TEST_CASE("a loaded state is fitted to the lessons at hand") {
+  std::vector<Lesson> lessons = {tiny_lesson()};
+  LabState st;
+  st.lesson = "gone";
+  st.step = 5;
+  st.furthest["gone"] = 3;
+  st.furthest["tiny"] = 9;
+  lab_state_fit(&st, lessons);
+  CHECK(st.lesson == "tiny");
+  CHECK(st.step == 0);
+  CHECK(st.furthest.count("gone") == 0);
+  CHECK(st.furthest.at("tiny") == 1);
+}
+
+TEST_CASE("links name a place and can carry the learner's values") {
+  ParsedLink p;
+  std::string why;
+  REQUIRE(parse_link("#tiny/2", &p, &why));
+  CHECK(p.lesson == "tiny");
+  CHECK(p.step == 1);
+  CHECK_FALSE(p.has_edits);
+  REQUIRE(parse_link("", &p, &why));
+  CHECK(p.lesson.empty());
+
+  StepEdits e;
+  e.mats["q"] = (Mat(2, 2) << 0.25f, -1, 3, 4).finished();
+  e.settings["score"] = "dot";
+  const std::string link = make_link("tiny", 1, &e);
+  CHECK(link.rfind("tiny/2/v1.", 0) == 0);
+  REQUIRE(parse_link("#" + link, &p, &why));
+  REQUIRE(p.has_edits);
+  CHECK(p.edits.mats.at("q") == e.mats.at("q"));
+  CHECK(p.edits.settings.at("score") == "dot");
+  CHECK(make_link("tiny", 0, nullptr) == "tiny/1");
+}
+
+TEST_CASE("bad or oversized links are refused") {
+  ParsedLink p;
+  std::string why;
+  CHECK_FALSE(parse_link("#tiny/zero", &p, &why));
+  CHECK_FALSE(parse_link("#tiny/0", &p, &why));
+  CHECK_FALSE(parse_link("#ti<ny/1", &p, &why));
+  CHECK_FALSE(parse_link("#tiny/1/v2.abc", &p, &why));
+  CHECK(why == "the link's saved values have an unknown version");
+  CHECK_FALSE(parse_link("#tiny/1/v1.!!!", &p, &why));
+  CHECK(parse_link("#tiny/1/v1.e30", &p, &why));             // "{}": a link with no values
+  CHECK_FALSE(parse_link("#tiny/1/v1.bm90IGpzb24", &p, &why));  // "not json"
+  CHECK(why == "the link's saved values are damaged");
+  CHECK_FALSE(parse_link("#tiny/1/v1." + std::string(5000, 'A'), &p, &why));
+  CHECK(why == "the link is too long");
+}

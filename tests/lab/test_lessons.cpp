@@ -1,0 +1,387 @@
+// Lessons are data: every embedded lesson must load cleanly, and a malformed one
+// must be reported with its file and line without stopping the others.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lab/demos.h"
+#include "lab/embedded.h"
+#include "lab/exercise.h"
+#include "lab/lesson.h"
+
+using namespace attn;
+
+namespace {
+
+// An in-memory lesson folder for load_lessons.
+using Files = std::map<std::string, std::string>;
+bool read_files(std::string_view name, std::string& out, void* user) {
+  const Files& files = *static_cast<const Files*>(user);
+  auto it = files.find(std::string(name));
+  if (it == files.end()) return false;
+  out = it->second;
+  return true;
+}
+
+std::string first_error(const std::string& text) {
+  Lesson l;
+  std::vector<LessonError> errors;
+  if (parse_lesson("t.lesson", text, l, errors)) validate_lesson(l, errors);
+  return errors.empty() ? "" : errors[0].to_string();
+}
+
+const char* kGood =
+    "lesson: tiny\n"
+    "title: Tiny\n"
+    "title.zh: 小\n"
+    "\n"
+    "step: one\n"
+    "title: One\n"
+    "demo: qkv_basic\n"
+    "tokens: a | b\n"
+    "q: [[1, 0], [0, 1]]\n"
+    "k: [[1, 0], [0, 1]]\n"
+    "v: [[1, 2], [3, 4]]\n"
+    "text:\n"
+    "  First paragraph\n"
+    "  continues here.\n"
+    "\n"
+    "  Second paragraph.\n";
+
+}  // namespace
+
+TEST_CASE("every embedded lesson loads and validates") {
+  const LessonSet set = load_embedded_lessons();
+  for (const auto& e : set.errors) FAIL_CHECK(e.to_string());
+  REQUIRE(set.errors.empty());
+  REQUIRE(!set.lessons.empty());
+  for (const Lesson& l : set.lessons) {
+    CAPTURE(l.file);
+    CHECK(!l.title.get("en").empty());
+    CHECK(!l.title.get("zh").empty());
+    for (const LessonStep& s : l.steps) {
+      CAPTURE(s.id);
+      CHECK(!s.text.get("en").empty());
+      if (s.demo.empty()) continue;
+      // Every demo step computes from its starting values without error.
+      const DemoOutputs out = run_demo(s.demo, demo_defaults(s));
+      CHECK_MESSAGE(out.error.empty(), out.error);
+      // (no structured binding: clang 14 cannot capture one in doctest's lambda)
+      for (const auto& entry : out.mats) CHECK_MESSAGE(entry.second.allFinite(), entry.first << " is not finite");
+    }
+  }
+}
+
+// LocalText::get falls back to English, so a missing ".zh" would show English in the
+// Chinese lab without any error. Only quiz options that read the same in both
+// languages need no twin: no Latin letter ("(32, 1)", "中国") or one of the step's
+// tokens, which the demo shows as written ("cats").
+TEST_CASE("every text of every embedded lesson is in English and Chinese") {
+  const LessonSet set = load_embedded_lessons();
+  REQUIRE(!set.lessons.empty());
+  int missing = 0;
+  auto need = [&](const LocalText& t, const std::string& what) {
+    for (const char* lang : {"en", "zh"}) {
+      const auto it = t.by_lang.find(lang);
+      if (it != t.by_lang.end() && !it->second.empty()) continue;
+      const std::string problem = what + " has no '" + lang + "' text";
+      FAIL_CHECK(problem);
+      ++missing;
+    }
+  };
+  for (const Lesson& l : set.lessons) {
+    need(l.title, "lessons/" + l.file + ": lesson title");
+    for (const LessonStep& s : l.steps) {
+      const std::string at = "lessons/" + l.file + ": step '" + s.id + "' ";
+      need(s.title, at + "title");
+      need(s.text, at + "text");
+      const std::vector<std::string> tokens = demo_defaults(s).tokens;
+      for (const Quiz& q : s.quizzes) {
+        need(q.question, at + "quiz '" + q.id + "' question");
+        for (size_t i = 0; i < q.options.size(); ++i) {
+          const std::string en = q.options[i].get("en");
+          auto latin = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; };
+          const bool same_in_both = std::none_of(en.begin(), en.end(), latin) ||
+                                    std::find(tokens.begin(), tokens.end(), en) != tokens.end();
+          if (!same_in_both) need(q.options[i], at + "quiz '" + q.id + "' option " + std::to_string(i + 1));
+        }
+        need(q.explanation, at + "quiz '" + q.id + "' explanation");
+      }
+      for (const Exercise& e : s.exercises) {
+        need(e.goal, at + "exercise '" + e.id + "' goal");
+        for (size_t i = 0; i < e.hints.size(); ++i)
+          need(e.hints[i], at + "exercise '" + e.id + "' hint " + std::to_string(i + 1));
+      }
+    }
+  }
+  CHECK(missing == 0);
+}
+
+TEST_CASE("a well-formed lesson parses into steps, params and paragraphs") {
+  Lesson l;
+  std::vector<LessonError> errors;
+  REQUIRE(parse_lesson("tiny.lesson", kGood, l, errors));
+  REQUIRE(validate_lesson(l, errors));
+  CHECK(l.id == "tiny");
+  CHECK(l.title.get("zh") == "小");
+  CHECK(l.title.get("fr") == "Tiny");  // falls back to English
+  REQUIRE(l.steps.size() == 1);
+  const LessonStep& s = l.steps[0];
+  CHECK(s.demo == "qkv_basic");
+  CHECK(s.text.get("en") == "First paragraph continues here.\nSecond paragraph.");
+  REQUIRE(s.params.at("v").kind == LessonValue::Kind::matrix);
+  CHECK(s.params.at("v").matrix(1, 0) == 3.0f);
+  CHECK(s.params.at("q").line == 9);
+  const DemoInputs in = demo_defaults(s);
+  REQUIRE(in.tokens.size() == 2);
+  CHECK(in.tokens[1] == "b");
+}
+
+TEST_CASE("malformed lessons are reported with file and line") {
+  auto with = [](std::string from, const std::string& to) {
+    std::string t = kGood;
+    const size_t at = t.find(from);
+    REQUIRE(at != std::string::npos);
+    return t.replace(at, from.size(), to);
+  };
+  CHECK(first_error(with("q: [[1, 0], [0, 1]]", "q: [[1, 0], [0]]")) ==
+        "lessons/t.lesson:9: 'q': rows have different lengths");
+  CHECK(first_error(with("q: [[1, 0], [0, 1]]", "q: [[1, 0], [0, nan]]")) ==
+        "lessons/t.lesson:9: 'q': expected a row of finite numbers like [1, 2]");
+  CHECK(first_error(with("q: [[1, 0], [0, 1]]", "q: [[1, 0]]")) ==
+        "lessons/t.lesson:9: 'q' needs one row per token (2)");
+  CHECK(first_error(with("demo: qkv_basic", "demo: nope")) == "lessons/t.lesson:5: unknown demo 'nope'");
+  CHECK(first_error(with("tokens: a | b", "colour: red")) ==
+        "lessons/t.lesson:8: unknown parameter 'colour' for this demo");
+  CHECK(first_error(with("title.zh: 小", "title.fr: Petit")) ==
+        "lessons/t.lesson:3: unknown language 'fr' (use en or zh)");
+  CHECK(first_error(with("lesson: tiny", "lessen: tiny")) ==
+        "lessons/t.lesson:1: a lesson file must start with 'lesson: <id>'");
+  CHECK(first_error(with("step: one", "step: one two")) ==
+        "lessons/t.lesson:5: step id must be letters, digits, '-' or '_'");
+  CHECK(first_error(with("v: [[1, 2], [3, 4]]", "v: [[1, 2], [3, 4]]\nv: [[1, 2], [3, 4]]")) ==
+        "lessons/t.lesson:12: 'v' given twice in this step");
+  CHECK(first_error(with("title: One\n", "")) == "lessons/t.lesson:5: step 'one' has no English title");
+  CHECK(first_error(with("q: [[1, 0], [0, 1]]", "q: [[1, 0], [0, 1e9]]")) ==
+        "lessons/t.lesson:9: 'q': expected a row of finite numbers like [1, 2]");
+  CHECK(first_error("") == "lessons/t.lesson: empty lesson file");
+  CHECK(first_error("lesson: x\ntitle: X\n") == "lessons/t.lesson: lesson has no steps");
+}
+
+TEST_CASE("one broken lesson does not stop the others from loading") {
+  Files files = {
+      {"index.txt", "# order\ngood.lesson\nbroken.lesson\nmissing.lesson\n"},
+      {"good.lesson", kGood},
+      {"broken.lesson", "lesson: broken\ntitle: B\nstep: s\ntitle: S\ntext:\n  x\ndemo: qkv_basic\n"},
+  };
+  const LessonSet set = load_lessons(read_files, &files);
+  REQUIRE(set.lessons.size() == 1);
+  CHECK(set.lessons[0].id == "tiny");
+  REQUIRE(set.errors.size() >= 2);
+  CHECK(set.errors[0].to_string() == "lessons/broken.lesson:3: missing parameter 'tokens'");
+  CHECK(set.errors.back().to_string() == "lessons/index.txt:4: lists 'missing.lesson', which does not exist");
+}
+
+TEST_CASE("the same lesson id in two files is refused") {
+  Files files = {{"index.txt", "a.lesson\nb.lesson\n"}, {"a.lesson", kGood}, {"b.lesson", kGood}};
+  const LessonSet set = load_lessons(read_files, &files);
+  CHECK(set.lessons.size() == 1);
+  REQUIRE(set.errors.size() == 1);
+  CHECK(set.errors[0].to_string() == "lessons/b.lesson:1: lesson id 'tiny' is already used by another file");
+}
+
+// ---------------------------------------------------------------- exercises and quizzes
+namespace {
+
+const char* kWithExercise =
+    "lesson: ex\n"
+    "title: Ex\n"
+    "step: one\n"
+    "title: One\n"
+    "demo: qkv_basic\n"
+    "tokens: a | b\n"
+    "q: [[1, 0], [0, 1]]\n"
+    "k: [[1, 0], [0, 1]]\n"
+    "v: [[1, 2], [3, 4]]\n"
+    "text:\n"
+    "  Words.\n"
+    "exercise: e\n"
+    "goal: Make a look at b.\n"
+    "goal.zh: 让 a 看 b。\n"
+    "check: weights[a, b] > 0.6 and weights[0, 0] < 0.4\n"
+    "hint: Turn q_a.\n"
+    "hint.zh: 转动 q_a。\n"
+    "hint: Make it long.\n"
+    "solution: q[a] = [0, 3]\n"
+    "quiz: p\n"
+    "question: Which is larger?\n"
+    "option: the first\n"
+    "option.zh: 第一个\n"
+    "option:\n"
+    "  the second,\n"
+    "  written as a block\n"
+    "answer: 2\n"
+    "explain: Because.\n"
+    "hides: weights, output\n";
+
+}  // namespace
+
+TEST_CASE("exercises and quizzes parse into their step") {
+  Lesson l;
+  std::vector<LessonError> errors;
+  REQUIRE(parse_lesson("ex.lesson", kWithExercise, l, errors));
+  REQUIRE(validate_lesson(l, errors));
+  const LessonStep& s = l.steps.at(0);
+  REQUIRE(s.exercises.size() == 1);
+  const Exercise& e = s.exercises[0];
+  CHECK(e.id == "e");
+  CHECK(e.line == 12);
+  CHECK(e.goal.get("zh") == "让 a 看 b。");
+  REQUIRE(e.hints.size() == 2);
+  CHECK(e.hints[0].get("zh") == "转动 q_a。");
+  CHECK(e.hints[1].get("zh") == "Make it long.");  // no translation: falls back to English
+  REQUIRE(e.check.size() == 2);
+  CHECK(e.check[0].lhs.matrix == "weights");
+  CHECK(e.check[0].lhs.row == "a");
+  CHECK(e.check[0].lhs.col == "b");
+  CHECK(e.check[0].op == CompareOp::greater);
+  CHECK(e.check[0].rhs.number == doctest::Approx(0.6f));
+  CHECK(e.check[1].op == CompareOp::less);
+  REQUIRE(e.solution.size() == 1);
+  CHECK(e.solution[0].kind == Assignment::Kind::row);
+  REQUIRE(s.quizzes.size() == 1);
+  const Quiz& q = s.quizzes[0];
+  REQUIRE(q.options.size() == 2);
+  CHECK(q.options[1].get("en") == "the second, written as a block");
+  CHECK(q.answer == 1);
+  CHECK(q.hides == std::vector<std::string>{"weights", "output"});
+  // Starting values: not met; the stored solution meets it.
+  DemoInputs in = demo_defaults(s);
+  DemoOutputs out = run_demo(s.demo, in);
+  CHECK(!exercise_met(e, in, out));
+  std::string why;
+  REQUIRE(apply_solution(e, out, in, &why));
+  CHECK(in.mats.at("q")(0, 1) == 3.0f);
+  CHECK(exercise_met(e, in, run_demo(s.demo, in)));
+}
+
+TEST_CASE("mistakes in exercises and quizzes are reported with file and line") {
+  auto with = [](std::string from, const std::string& to) {
+    std::string t = kWithExercise;
+    const size_t at = t.find(from);
+    REQUIRE(at != std::string::npos);
+    return t.replace(at, from.size(), to);
+  };
+  CHECK(first_error(with("exercise: e\n", "")) ==
+        "lessons/t.lesson:12: 'goal' belongs to an exercise: write 'exercise: <id>' first");
+  CHECK(first_error(with("hint: Turn q_a.\n", "")) == "lessons/t.lesson:16: 'hint.zh' must follow its English 'hint:'");
+  CHECK(first_error(with("> 0.6 and", "= 0.6 and")) ==
+        "lessons/t.lesson:15: check: 'weights[a, b] = 0.6' needs a comparison: <, <=, > or >=");
+  CHECK(first_error(with("answer: 2", "answer: 4")) == "lessons/t.lesson:20: quiz 'p' has 2 options; answer 4 does not exist");
+  CHECK(first_error(with("answer: 2", "answer: two")) ==
+        "lessons/t.lesson:27: answer is the number of the right option, counting from 1");
+  CHECK(first_error(with("hides: weights", "hides: weights, nope")) ==
+        "lessons/t.lesson:20: quiz 'p' hides 'nope', which is not a panel of this demo");
+  CHECK(first_error(with("solution: q[a] = [0, 3]\n", "")) == "lessons/t.lesson:12: exercise 'e' has no solution");
+  CHECK(first_error(with("solution: q[a] = [0, 3]", "solution: z[a] = [0, 3]")) ==
+        "lessons/t.lesson:12: exercise 'e' solution: 'z[a] = [0, 3]': no editable matrix 'z'");
+  CHECK(first_error(with("solution: q[a] = [0, 3]", "solution: q[a] = [0, 3, 1]")) ==
+        "lessons/t.lesson:12: exercise 'e' solution: 'q[a] = [0, 3, 1]': a row of 'q' has 2 numbers");
+  CHECK(first_error(with("solution: q[a] = [0, 3]", "solution: score = loud")) ==
+        "lessons/t.lesson:12: exercise 'e' solution makes the demo fail: 'score' must be one of dot, scaled_dot, cosine "
+        "(not 'loud')");
+  CHECK(first_error(with("weights[a, b]", "weights[a, zebra]")) ==
+        "lessons/t.lesson:12: exercise 'e' check: 'weights' has no column 'zebra'");
+  CHECK(first_error(with("quiz: p", "quiz: e")) == "lessons/t.lesson:20: 'e' is already an exercise or quiz of this step");
+  CHECK(first_error(with("goal.zh: 让 a 看 b。", "goal: again")) == "lessons/t.lesson:14: 'goal' given twice for this exercise");
+  CHECK(first_error(with("explain: Because.\n", "")) == "lessons/t.lesson:20: quiz 'p' has no English explanation");
+  CHECK(first_error(with("option: the first\noption.zh: 第一个\n", "")) == "lessons/t.lesson:20: quiz 'p' needs at least 2 options");
+  CHECK(first_error(with("goal.zh: 让 a 看 b。", "goal.fr: x")) == "lessons/t.lesson:14: unknown language 'fr' (use en or zh)");
+  CHECK(first_error(with("solution: q[a] = [0, 3]", "solution: q[a] = 3")) ==
+        "lessons/t.lesson:19: solution: 'q[a] = 3': a row takes a list like [0.5, 1]");
+  CHECK(first_error(with("demo: qkv_basic\ntokens: a | b\nq: [[1, 0], [0, 1]]\nk: [[1, 0], [0, 1]]\nv: [[1, 2], [3, 4]]\n", "")) ==
+        "lessons/t.lesson:7: an exercise needs a step with a demo");
+}
+
+// ---------------------------------------------------------------- the README
+namespace {
+
+bool read_repo_file(const char* path, std::string& out) {
+  FILE* f = std::fopen(path, "rb");
+  if (!f) return false;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+  std::fclose(f);
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("the README's curriculum table covers A1-A6, B1-B3, C1-C2, D1-D5, E1-E4, F1-F9, G1 with steps that have demos") {
+  std::string readme;
+  if (!read_repo_file("lessons/README.md", readme)) {
+    MESSAGE("lessons/README.md is not readable here (WebAssembly without host files): skipped");
+    return;
+  }
+  const LessonSet set = load_embedded_lessons();
+  std::map<std::string, std::vector<std::string>> table;  // item -> "lesson/step" entries
+  size_t pos = 0;
+  while (pos < readme.size()) {
+    size_t nl = readme.find('\n', pos);
+    if (nl == std::string::npos) nl = readme.size();
+    const std::string line = readme.substr(pos, nl - pos);
+    pos = nl + 1;
+    // Rows like "| A1 | concept | `lesson/step`, `lesson/step` |".
+    if (line.size() < 6 || line.compare(0, 2, "| ") != 0 || !std::isupper(static_cast<unsigned char>(line[2])) ||
+        !std::isdigit(static_cast<unsigned char>(line[3])) || line[4] != ' ')
+      continue;
+    const std::string item = line.substr(2, 2);
+    const size_t last = line.rfind('|', line.size() - 2);
+    for (size_t a = line.find('`', last); a != std::string::npos; a = line.find('`', a + 1)) {
+      const size_t b = line.find('`', a + 1);
+      REQUIRE(b != std::string::npos);
+      table[item].push_back(line.substr(a + 1, b - a - 1));
+      a = b;
+    }
+  }
+  const std::vector<std::string> items = {"A1", "A2", "A3", "A4", "A5", "A6", "B1", "B2", "B3", "C1", "C2", "D1",
+                                          "D2", "D3", "D4", "D5", "E1", "E2", "E3", "E4", "F1", "F2", "F3", "F4",
+                                          "F5", "F6", "F7", "F8", "F9", "G1"};
+  for (const auto& item : items) {
+    CAPTURE(item);
+    REQUIRE(table.count(item));
+    CHECK(!table[item].empty());
+    for (const auto& ref : table[item]) {
+      CAPTURE(ref);
+      const size_t slash = ref.find('/');
+      REQUIRE(slash != std::string::npos);
+      const LessonStep* found = nullptr;
+      for (const Lesson& l : set.lessons)
+        if (l.id == ref.substr(0, slash))
+          for (const LessonStep& s : l.steps)
+            if (s.id == ref.substr(slash + 1)) found = &s;
+      REQUIRE_MESSAGE(found, "no such lesson step");
+      CHECK_MESSAGE(!found->demo.empty(), "the step has no live demo");
+    }
+  }
+  CHECK(table.size() == items.size());  // nothing else, no typo'd item
+
+  // The worked example in the README is a valid step.
+  const size_t start = readme.find("### Worked example");
+  REQUIRE(start != std::string::npos);
+  const size_t open = readme.find("```\n", start), close = readme.find("```", open + 4);
+  REQUIRE(close != std::string::npos);
+  std::string example = "lesson: example\ntitle: Example\n" + readme.substr(open + 4, close - open - 4);
+  Lesson l;
+  std::vector<LessonError> errors;
+  CHECK((parse_lesson("example.lesson", example, l, errors) && validate_lesson(l, errors)));
+  for (const auto& e : errors) FAIL_CHECK(e.to_string());
+  REQUIRE(l.steps.size() == 1);
+  CHECK(l.steps[0].exercises.size() == 1);
+  CHECK(l.steps[0].quizzes.size() == 1);
+}
