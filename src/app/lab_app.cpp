@@ -325,6 +325,8 @@ void lab_quiz_check(LabApp& app, int quiz) {
   if (quiz < 0 || quiz >= int(app.quizzes.size()) || app.quizzes[size_t(quiz)].picked < 0) return;
   app.quizzes[size_t(quiz)].checked = true;
   remember_answers(app);
+  // A checked quiz may reveal more of the step's prose (its `after` text).
+  platform::page_event("step", attn::json::write(lab_prose_json(app)));
 }
 
 void lab_set_language(LabApp& app, const std::string& lang) {
@@ -493,7 +495,9 @@ bool lab_frame(void* user) {
     const attn::Lesson& lesson = app.set.lessons[size_t(app.lesson)];
     toolbar(app, lesson, nav);
     ImGui::Separator();
-    ui::step_header({&lesson, app.state.step, app.state.lang, !platform::running_in_browser()});
+    const bool prose = !platform::running_in_browser();
+    ui::step_header({&lesson, app.state.step, app.state.lang, prose,
+                     prose ? attn::shown_prose(*step, app.state.lang, app.quizzes) : std::string()});
     ImGui::Spacing();
     experiment_controls(app);
     // Predict first: a quiz's hidden panels stay hidden until it is checked.
@@ -666,7 +670,7 @@ Value lab_prose_json(const LabApp& app) {
   o.set("lang", lang);
   o.set("lesson", lesson.title.get(lang));
   o.set("title", step->title.get(lang));
-  o.set("text", step->text.get(lang));
+  o.set("text", attn::shown_prose(*step, lang, app.quizzes));
   o.set("step", app.state.step + 1);
   o.set("steps", int(lesson.steps.size()));
   return o;

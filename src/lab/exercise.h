@@ -90,6 +90,8 @@ struct Quiz {
   std::vector<LocalText> options;  // at least 2
   int answer = 0;                  // index into options, 0-based
   LocalText explanation;           // shown once the learner has picked, right or wrong
+  LocalText after;                 // more of the step's prose, shown only once the quiz is
+                                   // checked: what would give the answer away (may be empty)
   std::vector<std::string> hides;  // ids of the step's panels to keep hidden until
                                    // the learner has answered (may be empty)
 };

@@ -64,6 +64,16 @@ std::vector<QuizAnswer> quizzes_for_step(const LessonStep& step, const StepAnswe
   return out;
 }
 
+std::string shown_prose(const LessonStep& step, const std::string& lang, const std::vector<QuizAnswer>& quizzes) {
+  std::string text = step.text.get(lang);
+  for (size_t i = 0; i < step.quizzes.size() && i < quizzes.size(); ++i) {
+    if (!quizzes[i].checked || step.quizzes[i].after.by_lang.empty()) continue;
+    text += '\n';
+    text += step.quizzes[i].after.get(lang);
+  }
+  return text;
+}
+
 StepAnswers answers_from_step(const LessonStep& step, const std::vector<int>& hints,
                               const std::vector<QuizAnswer>& quizzes) {
   StepAnswers a;

@@ -66,6 +66,10 @@ std::vector<QuizAnswer> quizzes_for_step(const LessonStep& step, const StepAnswe
 // The reverse: StepAnswers holding what differs from a fresh step (nothing revealed).
 StepAnswers answers_from_step(const LessonStep& step, const std::vector<int>& hints,
                               const std::vector<QuizAnswer>& quizzes);
+// The step's prose as the learner sees it now: its text, then the `after` text of
+// each quiz already checked (paragraphs separated by '\n'). What would give a
+// quiz's answer away waits in its `after` until the quiz is checked.
+std::string shown_prose(const LessonStep& step, const std::string& lang, const std::vector<QuizAnswer>& quizzes);
 
 // ---------------------------------------------------------------- 2 saving and restoring
 // Version 2 added `answers`; version 1 files (without them) still load.

@@ -33,7 +33,7 @@ bool valid_id(std::string_view s) {
 
 const std::set<std::string> kLanguages = {"en", "zh"};
 // Keys whose text may be given per language ("goal.zh").
-const std::set<std::string> kLocalised = {"title", "text", "goal", "hint", "question", "option", "explain"};
+const std::set<std::string> kLocalised = {"title", "text", "goal", "hint", "question", "option", "explain", "after"};
 
 void strip_trailing_newlines(LocalText& t) {
   for (auto& [lang, s] : t.by_lang)
@@ -220,7 +220,7 @@ bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,
       lang = key.substr(dot + 1);
       if (!kLanguages.count(lang)) { fail(n, "unknown language '" + lang + "' (use en or zh)"); continue; }
       if (!kLocalised.count(base)) {
-        fail(n, "only title, text, goal, hint, question, option and explain can have a language");
+        fail(n, "only title, text, goal, hint, question, option, explain and after can have a language");
         continue;
       }
     }
@@ -303,7 +303,8 @@ bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,
         exercise->solution_text = std::string(value);
         if (!parse_solution(value, exercise->solution, why)) fail(n, "solution: " + why);
       }
-    } else if (base == "question" || base == "option" || base == "answer" || base == "explain" || base == "hides") {
+    } else if (base == "question" || base == "option" || base == "answer" || base == "explain" || base == "after" ||
+               base == "hides") {
       if (!quiz) { fail(n, "'" + base + "' belongs to a quiz: write 'quiz: <id>' first"); continue; }
       if (base == "question") {
         set_text(quiz->question, "quiz");
@@ -313,6 +314,8 @@ bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,
         set_text(quiz->options.back(), "option");
       } else if (base == "explain") {
         set_text(quiz->explanation, "quiz");
+      } else if (base == "after") {
+        set_text(quiz->after, "quiz");
       } else if (base == "answer") {
         const std::string v(value);
         char* end = nullptr;
@@ -350,6 +353,8 @@ bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,
         fail(q.line, what + "has " + std::to_string(q.options.size()) + " options; answer " +
                                        std::to_string(q.answer + 1) + " does not exist");
       if (!q.explanation.by_lang.count("en") || q.explanation.by_lang.at("en").empty()) fail(q.line, what + "has no English explanation");
+      if (!q.after.by_lang.empty() && (!q.after.by_lang.count("en") || q.after.by_lang.at("en").empty()))
+        fail(q.line, what + "has 'after' text without English");
     }
   }
   for (auto& s : out.steps) {
@@ -361,6 +366,7 @@ bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,
     for (auto& q : s.quizzes) {
       strip_trailing_newlines(q.question);
       strip_trailing_newlines(q.explanation);
+      strip_trailing_newlines(q.after);
       for (auto& o : q.options) strip_trailing_newlines(o);
     }
   }

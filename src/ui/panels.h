@@ -41,6 +41,7 @@ struct StepView {
   int step = 0;
   std::string lang = "en";
   bool prose = true;  // false: the page shows the text beside the canvas
+  std::string text{};  // the prose shown now (attn::shown_prose), when `prose`
 };
 void step_header(const StepView& view);
 Nav step_navigation(const StepView& view);

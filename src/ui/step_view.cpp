@@ -19,7 +19,7 @@ void step_header(const StepView& view) {
   if (!view.prose) return;
   // Paragraphs are separated by newlines in the lesson model.
   const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
-  const std::string& text = s.text.get(view.lang);
+  const std::string& text = view.text;
   size_t pos = 0;
   while (pos <= text.size()) {
     size_t nl = text.find('\n', pos);

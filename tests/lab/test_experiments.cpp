@@ -226,3 +226,32 @@ TEST_CASE("the frame budget settles where the frame rate holds, whatever drawing
     CHECK(work_sum / 1800.0 >= std::min(14.0, (22.0 - base) / 1.2) - 1.0);  // and the frame is used
   }
 }
+
+TEST_CASE("translation side by side: what the lesson says happens within the 300-step budget") {
+  // lessons/seq2seq.lesson, step without-attention, quotes these figures.
+  auto ex = attn::make_experiment("train_translation", settings({{"compare", "on"}}));
+  long with_at = -1, without_at = -1;
+  double without_last = 0.0;
+  long last_eval = -1;
+  while (!ex->done()) {
+    ex->advance(50.0);
+    const attn::json::Value status = ex->status();
+    const attn::json::Value& a = run_status(status, 0);
+    const attn::json::Value& b = run_status(status, 1);
+    if (with_at < 0 && number(a, "accuracy") >= 0.95) with_at = long(number(a, "evaluatedAt"));
+    if (without_at < 0 && number(b, "accuracy") >= 0.95) without_at = long(number(b, "evaluatedAt"));
+    if (long(number(b, "evaluatedAt")) != last_eval) {
+      last_eval = long(number(b, "evaluatedAt"));
+      without_last = number(b, "accuracy");
+      MESSAGE("step " << last_eval << ": with attention " << number(a, "accuracy") << ", without " << without_last);
+    }
+  }
+  MESSAGE("95% first measured at step " << with_at << " with attention, " << without_at << " without");
+  CHECK(with_at > 0);
+  CHECK(with_at <= 150);
+  // Without attention: still short of 95% when both stop, at about 92%.
+  CHECK(without_at < 0);
+  CHECK(last_eval == 300);
+  CHECK(without_last > 0.88);
+  CHECK(without_last < 0.95);
+}

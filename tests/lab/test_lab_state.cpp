@@ -130,6 +130,30 @@ TEST_CASE("a step's answers map to its exercises and quizzes by id, and never re
   CHECK(answers_from_step(s, {0, 0}, {QuizAnswer{}}).empty());
 }
 
+TEST_CASE("a quiz's 'after' prose is shown only once the quiz is checked") {
+  Lesson l;
+  std::vector<LessonError> errors;
+  const char* text =
+      "lesson: after\ntitle: After\n\nstep: one\ntitle: One\ntext:\n  Before.\n\n  Second paragraph.\n"
+      "text.zh:\n  之前。\n\n"
+      "quiz: first\nquestion: Which?\noption: a\noption: b\nanswer: 2\nexplain: b.\n"
+      "after:\n  The answer was b.\n\n  And why.\nafter.zh:\n  答案是 b。\n\n"
+      "quiz: second\nquestion: And?\noption: c\noption: d\nanswer: 1\nexplain: c.\n";
+  REQUIRE(parse_lesson("after.lesson", text, l, errors));
+  REQUIRE(validate_lesson(l, errors));
+  const LessonStep& s = l.steps[0];
+  REQUIRE(s.quizzes.size() == 2);
+  CHECK(s.quizzes[0].after.get("en") == "The answer was b.\nAnd why.");
+  CHECK(s.quizzes[1].after.by_lang.empty());
+  const QuizAnswer fresh, picked{1, false}, checked{1, true};
+  CHECK(shown_prose(s, "en", {fresh, fresh}) == "Before.\nSecond paragraph.");
+  CHECK(shown_prose(s, "en", {picked, fresh}) == "Before.\nSecond paragraph.");  // picked is not checked
+  CHECK(shown_prose(s, "en", {checked, fresh}) == "Before.\nSecond paragraph.\nThe answer was b.\nAnd why.");
+  CHECK(shown_prose(s, "zh", {checked, fresh}) == "之前。\n答案是 b。");
+  CHECK(shown_prose(s, "en", {fresh, checked}) == "Before.\nSecond paragraph.");  // the second has no 'after'
+  CHECK(shown_prose(s, "en", {}) == "Before.\nSecond paragraph.");  // no answers known yet
+}
+
 TEST_CASE("corrupt saved state is refused with a reason and leaves the target untouched") {
   LabState target;
   target.lesson = "keep";

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -111,6 +112,7 @@ TEST_CASE("every text of every embedded lesson is in English and Chinese") {
           if (!same_in_both) need(q.options[i], at + "quiz '" + q.id + "' option " + std::to_string(i + 1));
         }
         need(q.explanation, at + "quiz '" + q.id + "' explanation");
+        if (!q.after.by_lang.empty()) need(q.after, at + "quiz '" + q.id + "' after");
       }
       for (const Exercise& e : s.exercises) {
         need(e.goal, at + "exercise '" + e.id + "' goal");
@@ -120,6 +122,100 @@ TEST_CASE("every text of every embedded lesson is in English and Chinese") {
     }
   }
   CHECK(missing == 0);
+}
+
+namespace {
+
+// Lower-case words separated by single spaces, with a space at each end, so that
+// a phrase is found only on word boundaries ("cats" is not in "scatter").
+std::string plain_words(std::string_view text) {
+  std::string out = " ";
+  for (const char ch : text) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c >= 0x80 || std::isalnum(c)) out += char(std::tolower(c));
+    else if (out.back() != ' ') out += ' ';
+  }
+  if (out.back() != ' ') out += ' ';
+  return out;
+}
+
+// The sentences of a text, each as plain_words: a break at a line end, at . ! ? ;
+// followed by a space (so 0.40 stays one number), and at 。！？；
+std::vector<std::string> plain_sentences(const std::string& text) {
+  std::vector<std::string> out;
+  size_t from = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    size_t skip = 0;
+    if (i == text.size() || text[i] == '\n') skip = 1;
+    else if (std::strchr(".!?;", text[i]) && (i + 1 == text.size() || text[i + 1] == ' ')) skip = 1;
+    else
+      for (const char* mark : {"。", "！", "？", "；"})
+        if (text.compare(i, std::strlen(mark), mark) == 0) skip = std::strlen(mark);
+    if (!skip) continue;
+    out.push_back(plain_words(std::string_view(text).substr(from, i - from)));
+    from = i + skip;
+    i += skip - 1;
+  }
+  return out;
+}
+
+// A spoiler in its plain form: a sentence the learner reads before answering names
+// the right option, word for word, and none of the wrong ones. (A sentence that
+// names every option, as most token questions do, gives nothing away by itself.)
+// The prose before an answer is the step's text and the `after` text of the
+// quizzes before it; a quiz's own `after` text is shown only once it is checked,
+// which is where a give-away belongs.
+std::vector<std::string> spoilers(const Lesson& l) {
+  std::vector<std::string> found;
+  for (const LessonStep& s : l.steps) {
+    for (const char* lang : {"en", "zh"}) {
+      std::string before = s.text.get(lang);
+      for (const Quiz& q : s.quizzes) {
+        for (const std::string& sentence : plain_sentences(before)) {
+          auto named = [&](const LocalText& option) {
+            const std::string words = plain_words(option.get(lang));
+            return words.size() > 2 && sentence.find(words) != std::string::npos;
+          };
+          bool wrong_named = false;
+          for (size_t i = 0; i < q.options.size(); ++i)
+            if (int(i) != q.answer && named(q.options[i])) wrong_named = true;
+          if (q.answer >= 0 && size_t(q.answer) < q.options.size() && named(q.options[size_t(q.answer)]) &&
+              !wrong_named)
+            found.push_back(l.file + ": step '" + s.id + "' (" + lang + ") names the answer of quiz '" + q.id +
+                            "' before it is asked:" + sentence);
+        }
+        if (!q.after.by_lang.empty()) before += "\n" + q.after.get(lang);
+      }
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("no lesson names a quiz's answer in the prose shown before it") {
+  const LessonSet set = load_embedded_lessons();
+  REQUIRE(!set.lessons.empty());
+  for (const Lesson& l : set.lessons)
+    for (const std::string& spoiler : spoilers(l)) FAIL_CHECK(spoiler);
+}
+
+TEST_CASE("the spoiler check finds an answer named before its quiz, and not one kept in 'after'") {
+  auto lesson = [](const std::string& text, const std::string& after) {
+    const std::string src = "lesson: s\ntitle: S\nstep: a\ntitle: A\ntext:\n  " + text +
+                            "\nquiz: q\nquestion: Which?\noption: Flatter rows\noption: Sharper rows\nanswer: 1\n"
+                            "explain: Because.\n" + after;
+    Lesson l;
+    std::vector<LessonError> errors;
+    REQUIRE(parse_lesson("s.lesson", src, l, errors));
+    return l;
+  };
+  CHECK(spoilers(lesson("Smaller scores give flatter rows.", "")).size() == 2);  // en, and zh falls back to en
+  CHECK(spoilers(lesson("Watch the rows.", "after:\n  Smaller scores give flatter rows.\n")).empty());
+  // Prose that names every option gives nothing away.
+  CHECK(spoilers(lesson("Flatter rows or sharper rows?", "")).empty());
+  // Words, not letters: "flatter rowsy" is not "flatter rows".
+  CHECK(spoilers(lesson("They are flatter rowsy.", "")).empty());
 }
 
 TEST_CASE("a well-formed lesson parses into steps, params and paragraphs") {
@@ -300,6 +396,10 @@ TEST_CASE("mistakes in exercises and quizzes are reported with file and line") {
   CHECK(first_error(with("quiz: p", "quiz: e")) == "lessons/t.lesson:20: 'e' is already an exercise or quiz of this step");
   CHECK(first_error(with("goal.zh: 让 a 看 b。", "goal: again")) == "lessons/t.lesson:14: 'goal' given twice for this exercise");
   CHECK(first_error(with("explain: Because.\n", "")) == "lessons/t.lesson:20: quiz 'p' has no English explanation");
+  CHECK(first_error(with("explain: Because.\n", "explain: Because.\nafter.zh: 之后。\n")) ==
+        "lessons/t.lesson:20: quiz 'p' has 'after' text without English");
+  CHECK(first_error(with("explain: Because.\n", "explain: Because.\nafter: Once.\nafter: Twice.\n")) ==
+        "lessons/t.lesson:30: 'after' given twice for this quiz");
   CHECK(first_error(with("option: the first\noption.zh: 第一个\n", "")) == "lessons/t.lesson:20: quiz 'p' needs at least 2 options");
   CHECK(first_error(with("goal.zh: 让 a 看 b。", "goal.fr: x")) == "lessons/t.lesson:14: unknown language 'fr' (use en or zh)");
   CHECK(first_error(with("solution: q[a] = [0, 3]", "solution: q[a] = 3")) ==
