@@ -64,6 +64,10 @@ struct Panel {
   std::string source2;
   std::string x_source;
   std::vector<std::string> row_labels, col_labels, series_labels;
+  // How a label is shown in each language, where that differs from the label
+  // itself (a model's name in a Chinese panel). The label stays the name that
+  // exercise checks and links use; only what is drawn changes.
+  std::map<std::string, LocalText> label_text;
   bool unit_range = false;  // heatmap: colour 0..1 (weights) rather than by magnitude
   std::string setting;      // choice / slider
   std::vector<std::string> options;

@@ -86,7 +86,8 @@ std::string text_or(const DemoInputs& in, const std::string& name, const std::st
 // ---------------------------------------------------------------- 2 TrainingExperiment
 // One model of a side-by-side comparison.
 struct Track {
-  std::string name;  // series label: "additive", "RNN", ...
+  std::string name;  // series label: "additive attention", "RNN", ... (checks name it)
+  LocalText shown;   // the name as drawn in each language
   train::RunDesc desc;
   std::unique_ptr<train::TrainRun> run;
   double train_ms = 0.0;             // time inside completed steps, for "time per step"
@@ -177,6 +178,9 @@ class TrainingExperiment : public Experiment {
     add_panels(out);
     add_curves(out);
     add_controls(out);
+    // Panels label the models by name; each language draws its own.
+    for (Panel& p : out.panels)
+      for (const Track& t : tracks_) p.label_text[t.name] = t.shown;
     return out;
   }
 
@@ -186,9 +190,11 @@ class TrainingExperiment : public Experiment {
     d.seed = uint64_t(setting_or(in, "seed", 1));
     return d;
   }
-  void add_track(const std::string& name, train::RunKind kind, const train::RunDesc& base) {
+  void add_track(const std::string& name, const std::string& name_zh, train::RunKind kind,
+                 const train::RunDesc& base) {
     Track t;
     t.name = name;
+    t.shown = tr(name, name_zh);
     t.desc = base;
     t.desc.kind = kind;
     tracks_.push_back(std::move(t));
@@ -206,6 +212,7 @@ class TrainingExperiment : public Experiment {
       const train::RunKind kind = t.desc.kind;
       Track fresh;
       fresh.name = t.name;
+      fresh.shown = t.shown;
       fresh.desc = base;
       fresh.desc.kind = kind;
       t = std::move(fresh);
@@ -327,7 +334,7 @@ class TrainingExperiment : public Experiment {
       const std::string epoch = std::to_string(k.run ? k.run->epoch() : 0);
       const std::string time = k.run && k.run->steps() > 0 ? ms(k.ms_per_step()) : "-";
       add_line(t, k.name + ": loss " + loss + ", " + acc.get("en") + " " + a + ", " + time + " per step, epoch " + epoch,
-               k.name + "：损失 " + loss + "，" + acc.get("zh") + " " + a + "，每步 " + time + "，第 " + epoch + " 轮");
+               k.shown.get("zh") + "：损失 " + loss + "，" + acc.get("zh") + " " + a + "，每步 " + time + "，第 " + epoch + " 轮");
     }
     out.panels.push_back(demo_impl::note_panel("progress", tr("Progress", "进度"), t));
   }
@@ -383,8 +390,9 @@ class TranslationExperiment : public TrainingExperiment {
     const train::RunDesc base = seeded(in);
     train::RunKind kind = train::RunKind::translation_additive;
     train::parse_run_kind("translation_" + attention_, &kind);
-    add_track(attention_ + " attention", kind, base);
-    if (compare_) add_track("no attention", train::RunKind::translation_none, base);
+    const std::map<std::string, std::string> zh = {{"additive", "加性注意力"}, {"general", "一般式注意力"}, {"dot", "点积注意力"}};
+    add_track(attention_ + " attention", zh.count(attention_) ? zh.at(attention_) : attention_ + " 注意力", kind, base);
+    if (compare_) add_track("no attention", "无注意力", train::RunKind::translation_none, base);
     set_budget(setting_or(in, "steps", 300), 20);
     set_view_setting("example", text_or(in, "example", "0"));
   }
@@ -484,9 +492,9 @@ class LongRangeExperiment : public TrainingExperiment {
     base_.seed = uint64_t(setting_or(in, "seed", 1));
     base_.distance = setting_or(in, "distance", 16);
     base_.batch_size = 16;  // half the default: one LSTM step at k = 64 must fit in a frame
-    add_track("RNN", train::RunKind::long_range_rnn, base_);
-    add_track("LSTM", train::RunKind::long_range_lstm, base_);
-    add_track("attention", train::RunKind::long_range_attention, base_);
+    add_track("RNN", "RNN", train::RunKind::long_range_rnn, base_);
+    add_track("LSTM", "LSTM", train::RunKind::long_range_lstm, base_);
+    add_track("attention", "注意力", train::RunKind::long_range_attention, base_);
     set_budget(setting_or(in, "steps", 300), 25);
   }
 
@@ -566,8 +574,8 @@ class PoolingExperiment : public TrainingExperiment {
  public:
   explicit PoolingExperiment(const DemoInputs& in) {
     const train::RunDesc base = seeded(in);
-    add_track("attention pooling", train::RunKind::birnn_attention, base);
-    add_track("average pooling", train::RunKind::birnn_average, base);
+    add_track("attention pooling", "注意力池化", train::RunKind::birnn_attention, base);
+    add_track("average pooling", "平均池化", train::RunKind::birnn_average, base);
     set_budget(setting_or(in, "steps", 200), 25);
     set_view_setting("example", text_or(in, "example", "0"));
   }
@@ -635,7 +643,7 @@ class SentimentExperiment : public TrainingExperiment {
  public:
   explicit SentimentExperiment(const DemoInputs& in) {
     const train::RunDesc base = seeded(in);
-    add_track("self-attention", train::RunKind::sentiment, base);
+    add_track("self-attention", "自注意力", train::RunKind::sentiment, base);
     set_budget(setting_or(in, "steps", 600), 25);
     set_view_setting("example", text_or(in, "example", "0"));
   }
@@ -680,10 +688,10 @@ class HardAttentionExperiment : public TrainingExperiment {
  public:
   explicit HardAttentionExperiment(const DemoInputs& in) {
     const train::RunDesc base = seeded(in);
-    add_track("soft", train::RunKind::glimpse_soft, base);
-    add_track("hard, backprop", train::RunKind::glimpse_hard_argmax, base);
-    add_track("hard, REINFORCE", train::RunKind::glimpse_reinforce, base);
-    add_track("hard, Gumbel", train::RunKind::glimpse_gumbel, base);
+    add_track("soft", "软注意力", train::RunKind::glimpse_soft, base);
+    add_track("hard, backprop", "硬注意力，反向传播", train::RunKind::glimpse_hard_argmax, base);
+    add_track("hard, REINFORCE", "硬注意力，REINFORCE", train::RunKind::glimpse_reinforce, base);
+    add_track("hard, Gumbel", "硬注意力，Gumbel", train::RunKind::glimpse_gumbel, base);
     set_budget(setting_or(in, "steps", 600), 50);
     set_view_setting("example", text_or(in, "example", "0"));
   }
@@ -714,7 +722,7 @@ class HardAttentionExperiment : public TrainingExperiment {
       for (size_t i = 0; i < tracks().size(); ++i) {
         const Eigen::Index j = demo_impl::row_argmax(weights, Eigen::Index(i));
         add_line(t, tracks()[i].name + " looks at p" + std::to_string(j + 1) + " (weight " + fmt(weights(Eigen::Index(i), j)) + ")",
-                 tracks()[i].name + " 看向 p" + std::to_string(j + 1) + "（权重 " + fmt(weights(Eigen::Index(i), j)) + "）");
+                 tracks()[i].shown.get("zh") + " 看向 p" + std::to_string(j + 1) + "（权重 " + fmt(weights(Eigen::Index(i), j)) + "）");
       }
     }
     out.mats["image"] = pixels;

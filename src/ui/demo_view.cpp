@@ -51,6 +51,14 @@ std::vector<std::string> labels_or_tokens(const Ctx& c, const std::vector<std::s
   return {};
 }
 
+// Labels as drawn in the learner's language (Panel::label_text), else as they are.
+std::vector<std::string> shown(const Ctx& c, const Panel& p, std::vector<std::string> labels) {
+  if (p.label_text.empty()) return labels;
+  for (std::string& l : labels)
+    if (auto it = p.label_text.find(l); it != p.label_text.end()) l = it->second.get(c.lang);
+  return labels;
+}
+
 std::string setting_value(const Ctx& c, const std::string& name) {
   auto it = c.in.settings.find(name);
   return it == c.in.settings.end() ? std::string() : it->second;
@@ -63,7 +71,7 @@ MatrixEditorView editor_view(const Ctx& c, const Panel& p, const attn::Mat* m) {
   return v;
 }
 HeatmapView heatmap_view(const Ctx& c, const Panel& p, const attn::Mat* m) {
-  return {p.id, m, p.row_labels, p.col_labels, p.unit_range, 2, c.avail - 2 * kPad};
+  return {p.id, m, shown(c, p, p.row_labels), shown(c, p, p.col_labels), p.unit_range, 2, c.avail - 2 * kPad};
 }
 TokenArrowsView arrows_view(const Ctx& c, const Panel& p, const attn::Mat* m) {
   return {p.id, m, labels_or_tokens(c, p.row_labels, m->rows()), labels_or_tokens(c, p.col_labels, m->cols()),
@@ -87,13 +95,13 @@ PlotView plot_view(const Ctx& c, const Panel& p, const attn::Mat* m) {
   v.bars = p.kind == Panel::Kind::bar_plot;
   v.ys = m;
   v.xs = find_mat(c, p.x_source);
-  v.series_labels = p.series_labels;
+  v.series_labels = shown(c, p, p.series_labels);
   v.lang = c.lang;
   if (v.bars) {
     // Bars: groups are rows (row_labels), bars are columns (col_labels). With a
     // single row the bars themselves are labelled below.
-    v.group_labels = m->rows() == 1 ? p.col_labels : p.row_labels;
-    v.series_labels = p.col_labels;
+    v.group_labels = shown(c, p, m->rows() == 1 ? p.col_labels : p.row_labels);
+    v.series_labels = shown(c, p, p.col_labels);
   } else {
     v.axes = p.text.get(c.lang);
   }
