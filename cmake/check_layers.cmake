@@ -18,6 +18,7 @@ set(RULES
   "tests/support:base"
   "tests/base:base,support"
   "tests/attn:base,attn,support"
+  "tests/data:base,attn,data,support"
   "tests/train:base,attn,data,train,support"
   "tests/lab:base,attn,data,train,lab,support"
   "tests/cli:base,attn,data,train,lab,cli,support")

@@ -1,4 +1,6 @@
-// eval.cpp: request validation, the four kinds, and the response.
+// eval.cpp: request validation, four of the kinds, and the response
+// (kind "transformer_block" is in eval_transformer.cpp; Ctx and Fields, which
+// every kind uses, in eval_fields.h).
 //
 // Every field is read through one small reader that knows the field's path in
 // the request, so an error can say exactly which field is wrong and what was
@@ -10,6 +12,7 @@
 // 4 kind "attention", 5 kind "self_attention", 6 kind "positional",
 // 7 kind "rnn", 8 eval_request.
 #include "cli/eval.h"
+#include "cli/eval_fields.h"
 
 #include <cfloat>
 #include <cmath>
@@ -26,31 +29,11 @@
 
 namespace attn {
 
-namespace {
+namespace eval_detail {
 
 using json::Value;
 
 // ---------------------------------------------------------------- 1 errors and limits
-// State shared by one evaluation: the first error (later ones are ignored, so the
-// learner sees the most basic problem first) and the warnings collected so far.
-struct Ctx {
-  explicit Ctx(const EvalLimits& l) : limits(l) {}
-  const EvalLimits& limits;
-  bool failed = false;
-  EvalError error;
-  Warnings warnings;
-  std::string main_input;    // the field blamed when the response grows too large
-  long long response_numbers = 0;
-
-  bool fail(const std::string& field, const std::string& message) {
-    if (!failed) {
-      failed = true;
-      error = EvalError{field, message};
-    }
-    return false;
-  }
-};
-
 // "1 column", "3 columns".
 std::string count(long long n, const char* noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
@@ -73,66 +56,6 @@ std::string describe(const Value& v) {
 }
 
 // ---------------------------------------------------------------- 2 reading fields
-// The members of one JSON object of the request, e.g. the request itself or
-// "reverse" (prefix "reverse."). Tracks which members were read, so members that
-// the chosen settings ignore can be reported as warnings.
-class Fields {
- public:
-  Fields(Ctx& ctx, const Value& object, std::string prefix)
-      : ctx_(ctx), object_(object), prefix_(std::move(prefix)), used_(object.size(), false) {}
-
-  std::string path(const std::string& name) const { return prefix_ + name; }
-  Ctx& ctx() { return ctx_; }
-
-  // Fails on the first member whose name is not in `known` (a typo such as
-  // "msk" would otherwise be silently ignored). "comment" is always allowed.
-  bool check_known(std::initializer_list<const char*> known, const std::string& context) {
-    for (std::size_t i = 0; i < object_.size(); ++i) {
-      const std::string& key = object_.members()[i].key;
-      bool ok = key == "comment";
-      for (const char* k : known) ok = ok || key == k;
-      if (ok) continue;
-      std::string list;
-      for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-      return ctx_.fail(path(key), "unknown field for " + context + "; expected one of: " + list);
-    }
-    return true;
-  }
-
-  // The member `name` (marked as used), or nullptr when absent.
-  const Value* get(const std::string& name) {
-    for (std::size_t i = 0; i < object_.size(); ++i) {
-      if (object_.members()[i].key == name) {
-        used_[i] = true;
-        return &object_.members()[i].value;
-      }
-    }
-    return nullptr;
-  }
-
-  // One warning per member the request gave but these settings never read.
-  void warn_unused() {
-    for (std::size_t i = 0; i < object_.size(); ++i) {
-      const std::string& key = object_.members()[i].key;
-      if (used_[i] || key == "comment" || key == "kind") continue;
-      ctx_.warnings.push_back("field " + json::quote(path(key)) +
-                              " was ignored: these settings do not use it");
-    }
-  }
-
-  const Value* require(const std::string& name, const std::string& expected) {
-    const Value* v = get(name);
-    if (!v) ctx_.fail(path(name), "missing; expected " + expected);
-    return v;
-  }
-
- private:
-  Ctx& ctx_;
-  const Value& object_;
-  std::string prefix_;
-  std::vector<bool> used_;
-};
-
 // A JSON number as a finite float32 (JSON itself cannot hold NaN or infinity,
 // but 1e39 is a valid JSON number that overflows float32).
 bool to_float(Ctx& ctx, const Value& v, const std::string& path, float* out) {
@@ -183,25 +106,6 @@ bool read_bool(Fields& f, const std::string& name, bool fallback, bool* out) {
   if (!v) return true;
   if (!v->is_bool()) return f.ctx().fail(f.path(name), "expected true or false, got " + describe(*v));
   *out = v->as_bool();
-  return true;
-}
-
-// A string field that must be one of `names` (canonical spellings, listed in the
-// error); `parse` is the core's parser, which may also accept aliases.
-template <typename Enum, typename ParseFn>
-bool read_choice(Fields& f, const std::string& name, std::initializer_list<const char*> names, Enum fallback,
-                 Enum* out, ParseFn parse, bool required = false) {
-  std::string list;
-  std::size_t i = 0;
-  for (const char* n : names) {
-    list += (i == 0 ? "" : (i + 1 == names.size() ? " or " : ", ")) + json::quote(n);
-    ++i;
-  }
-  *out = fallback;
-  const Value* v = required ? f.require(name, list) : f.get(name);
-  if (!v) return !required;
-  if (!v->is_string() || !parse(v->as_string(), out))
-    return f.ctx().fail(f.path(name), "expected " + list + ", got " + describe(*v));
   return true;
 }
 
@@ -856,7 +760,9 @@ bool eval_rnn(Fields& f, Value* out) {
   return true;
 }
 
-}  // namespace
+}  // namespace eval_detail
+
+using namespace eval_detail;
 
 // ---------------------------------------------------------------- 8 eval_request
 std::string EvalResult::error_line() const {
@@ -884,7 +790,7 @@ EvalResult eval_request(std::string_view json_text, const EvalOptions& options) 
 
   Ctx ctx(options.limits);
   Fields fields(ctx, request, "");
-  const char* kinds = "\"attention\", \"self_attention\", \"positional\" or \"rnn\"";
+  const char* kinds = "\"attention\", \"self_attention\", \"positional\", \"rnn\" or \"transformer_block\"";
   const Value* kind = fields.get("kind");
   Value response = Value::object();
   if (!kind) {
@@ -898,6 +804,7 @@ EvalResult eval_request(std::string_view json_text, const EvalOptions& options) 
     else if (k == "self_attention") eval_self_attention(fields, &response);
     else if (k == "positional") eval_positional(fields, &response);
     else if (k == "rnn") eval_rnn(fields, &response);
+    else if (k == "transformer_block") eval_transformer_block(fields, &response);
     else ctx.fail("kind", std::string("expected ") + kinds + ", got " + describe(*kind));
   }
   if (ctx.failed) {

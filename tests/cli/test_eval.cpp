@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/transformer.h"
 #include "base/json.h"
 #include "base/rng.h"
 #include "base/tensor.h"
@@ -238,7 +239,7 @@ TEST_CASE("eval: every docs/examples request gives its documented response") {
     CHECK_MESSAGE(json_close(parse_or_fail(r.response, "response"), expected, e.name, &why), why);
   }
   // The documentation promises at least one example of each of these.
-  CHECK(kinds == std::set<std::string>{"attention", "self_attention", "positional", "rnn"});
+  CHECK(kinds == std::set<std::string>{"attention", "self_attention", "positional", "rnn", "transformer_block"});
   CHECK(with_grad >= 1);
   CHECK(errors >= 1);
 }
@@ -269,7 +270,7 @@ TEST_CASE("eval: examples quoted in docs/eval.md match the files verbatim") {
     if (const Value* kind = request.find("kind")) kinds_quoted.insert(kind->as_string());
   }
   CHECK(quoted >= 5);
-  CHECK(kinds_quoted.size() == 4);
+  CHECK(kinds_quoted.size() == 5);
 }
 
 // ---------------------------------------------------------------- 3 results against naive loops
@@ -375,6 +376,100 @@ TEST_CASE("eval: rnn_tanh by hand, h_n and the vector form of h0") {
   // GRU from h = 0: r, z = sigmoid(1), n = tanh(1 + r * 0), h' = (1 - z) n.
   const double z = 1.0 / (1.0 + std::exp(-1.0));
   CHECK(to_mat(*no_bias.find("h"))(0, 0) == doctest::Approx((1 - z) * std::tanh(1.0)).epsilon(1e-6));
+}
+
+TEST_CASE("eval: transformer_block gives what the core gives, each field in its place") {
+  // Every parameter different and random, so a field read into the wrong
+  // parameter (w_q as w_k, ln1 as ln2, b_1 as b_2) changes the result.
+  attn::Rng rng(5);
+  auto random = [&](Eigen::Index rows, Eigen::Index cols) {
+    Mat m(rows, cols);
+    for (Eigen::Index r = 0; r < rows; ++r)
+      for (Eigen::Index c = 0; c < cols; ++c) m(r, c) = rng.uniform(-0.8f, 0.8f);
+    return m;
+  };
+  const int n = 3, d = 4, d_ff = 5;
+  const Mat X = random(n, d);
+  attn::TransformerBlockParams p;
+  p.W_Q = random(d, d), p.W_K = random(d, d), p.W_V = random(d, d), p.W_O = random(d, d);
+  p.W_1 = random(d, d_ff), p.W_2 = random(d_ff, d);
+  for (attn::Vec* v : {&p.b_Q, &p.b_K, &p.b_V, &p.b_O, &p.ln1_beta, &p.ln2_beta, &p.b_2}) *v = random(d, 1);
+  p.b_1 = random(d_ff, 1);
+  p.ln1_gamma = random(d, 1).array() + 1.0f;
+  p.ln2_gamma = random(d, 1).array() + 1.0f;
+  const Mat G = random(n, d);
+  auto vec = [](const attn::Vec& v) { return from_mat(Mat(v.transpose()), true); };
+  for (bool norm_first : {false, true}) {
+    CAPTURE(norm_first);
+    attn::TransformerBlockDesc desc;
+    desc.heads = 2;
+    desc.norm_first = norm_first;
+    desc.causal = true;
+    desc.activation = attn::Activation::gelu;
+    desc.eps = 1e-3f;
+    Value req = Value::object();
+    req.set("kind", "transformer_block");
+    req.set("x", from_mat(X, false));
+    req.set("w_q", from_mat(p.W_Q, false));
+    req.set("b_q", vec(p.b_Q));
+    req.set("w_k", from_mat(p.W_K, false));
+    req.set("b_k", vec(p.b_K));
+    req.set("w_v", from_mat(p.W_V, false));
+    req.set("b_v", vec(p.b_V));
+    req.set("w_o", from_mat(p.W_O, false));
+    req.set("b_o", vec(p.b_O));
+    req.set("ln1_gamma", vec(p.ln1_gamma));
+    req.set("ln1_beta", vec(p.ln1_beta));
+    req.set("ln2_gamma", vec(p.ln2_gamma));
+    req.set("ln2_beta", vec(p.ln2_beta));
+    req.set("w_1", from_mat(p.W_1, false));
+    req.set("b_1", vec(p.b_1));
+    req.set("w_2", from_mat(p.W_2, false));
+    req.set("b_2", vec(p.b_2));
+    req.set("heads", 2);
+    req.set("norm_first", norm_first);
+    req.set("causal", true);
+    req.set("activation", "gelu");
+    req.set("eps", 1e-3);
+    req.set("grad_output", from_mat(G, false));
+    const Value resp = eval_ok(attn::json::write(req));
+    const attn::TransformerBlockResult r = attn::transformer_block_forward(X, desc, p);
+    REQUIRE(r.ok());
+    const attn::TransformerBlockGrads g = attn::transformer_block_backward(X, desc, p, r, G);
+    REQUIRE(g.ok());
+    auto same = [](const Value* json, const Mat& expected) {
+      REQUIRE(json != nullptr);
+      const Mat got = to_mat(*json);
+      REQUIRE(got.rows() == expected.rows());
+      REQUIRE(got.cols() == expected.cols());
+      CHECK(got == expected);  // the response's numbers read back as the same float32
+    };
+    same(resp.find("output"), r.output);
+    same(resp.find("h"), r.mid);
+    same(resp.find("ffn_hidden"), r.ffn.hidden);
+    same(at(resp, "heads[1].weights"), r.attention.weights[1]);
+    same(at(resp, "grad.x"), g.dX);
+    same(at(resp, "grad.w_k"), g.params.W_K);
+    same(at(resp, "grad.b_v"), Mat(g.params.b_V.transpose()));
+    same(at(resp, "grad.ln1_gamma"), Mat(g.params.ln1_gamma.transpose()));
+    same(at(resp, "grad.ln2_beta"), Mat(g.params.ln2_beta.transpose()));
+    same(at(resp, "grad.b_1"), Mat(g.params.b_1.transpose()));
+    same(at(resp, "grad.w_2"), g.params.W_2);
+  }
+  // Biases and LayerNorm parameters left out take their defaults (0, gamma 1).
+  const Value plain = eval_ok(R"({"kind": "transformer_block", "x": [[1, 2], [0, -1]],
+    "w_q": [[1, 0], [0, 1]], "w_k": [[1, 0], [0, 1]], "w_v": [[1, 0], [0, 1]], "w_o": [[1, 0], [0, 1]],
+    "w_1": [[1], [1]], "w_2": [[1, 1]]})");
+  attn::TransformerInitDesc init;
+  init.d_model = 2;
+  init.d_ff = 1;
+  attn::TransformerBlockParams defaults = attn::init_transformer_block_params(init);
+  defaults.W_Q = defaults.W_K = defaults.W_V = defaults.W_O = Mat::Identity(2, 2);
+  defaults.W_1 = Mat::Ones(2, 1);
+  defaults.W_2 = Mat::Ones(1, 2);
+  Mat x2(2, 2);
+  x2 << 1, 2, 0, -1;
+  CHECK(to_mat(*plain.find("output")) == attn::transformer_block_forward(x2, {}, defaults).output);
 }
 
 // ---------------------------------------------------------------- 4 gradients
@@ -497,6 +592,43 @@ TEST_CASE("eval: positional and rnn gradients (lstm, bidirectional, vector h0)")
     "w_ih": [[0.1], [0.3], [0.5], [0.2], [-0.4], [0.6]], "w_hh": [[0.5, 0.1], [-0.3, 0.2], [0.2, 0.2], [0.4, -0.1], [0.3, 0.3], [-0.2, 0.5]],
     "h0": [0.1, -0.3], "grad_output": [[1, -0.5], [0.3, 2], [-1, 0.4]]})",
                        "h", {"x", "h0", "w_ih", "w_hh"});
+}
+
+TEST_CASE("eval: transformer_block gradients (post-norm relu causal two heads; pre-norm gelu)") {
+  const std::vector<std::string> all = {"x",         "w_q",       "b_q",       "w_k",      "b_k", "w_v", "b_v",
+                                        "w_o",       "b_o",       "ln1_gamma", "ln1_beta", "ln2_gamma",
+                                        "ln2_beta",  "w_1",       "b_1",       "w_2",      "b_2"};
+  // ReLU: every pre-activation of this request is at least 0.1 away from the
+  // kink, more than any finite-difference step moves it.
+  check_eval_gradients(R"({"kind": "transformer_block", "heads": 2, "causal": true, "activation": "relu",
+    "x": [[-0.32, -0.63, 0.27, -0.77], [0.06, -0.24, -0.8, 0.01], [-0.83, -0.12, -0.77, -0.74]],
+    "w_q": [[-0.14, 0.59, -0.68, -0.5], [0.23, 0.81, 0.14, -0.19], [0.86, -0.82, 0.65, -0.38], [-0.64, -0.69, -0.34, 0.57]],
+    "b_q": [-0.32, 0.08, 0.14, -0.13],
+    "w_k": [[0.09, -0.79, -0.79, -0.53], [0.32, -0.13, -0.33, 0.15], [-0.08, -0.36, 0.53, 0.36], [-0.46, 0.13, 0.05, 0.68]],
+    "b_k": [0.23, -0.21, 0.48, -0.38],
+    "w_v": [[-0.15, 0.46, -0.63, -0.02], [-0.83, 0.3, 0.48, 0.13], [0.68, -0.34, 0.35, 0.17], [0.14, -0.08, 0.61, 0.8]],
+    "b_v": [-0.03, 0.16, -0.44, 0.2],
+    "w_o": [[0.26, 0.89, 0.58, -0.39], [-0.21, 0.3, -0.86, -0.07], [-0.6, -0.69, -0.79, 0.48], [-0.67, -0.45, -0.2, 0.67]],
+    "b_o": [-0.42, -0.05, 0.05, 0.38],
+    "ln1_gamma": [1.32, 1.36, 0.78, 0.92], "ln1_beta": [-0.14, 0.38, 0.46, -0.35],
+    "ln2_gamma": [0.68, 0.73, 0.73, 0.98], "ln2_beta": [0.09, -0.24, -0.5, -0.08],
+    "w_1": [[-0.24, 0.12, 0.82], [0.34, 0.03, 0.21], [0.32, -0.8, 0.72], [0.5, 0.67, 0.54]],
+    "b_1": [-0.11, -0.1, -0.4],
+    "w_2": [[0.24, -0.79, -0.78, -0.52], [-0.61, -0.29, -0.81, -0.9], [-0.63, -0.72, -0.25, -0.85]],
+    "b_2": [0.37, 0.11, -0.35, -0.25],
+    "grad_output": [[-0.27, -0.24, -0.68, 0.63], [0.89, -0.06, -0.03, -0.75], [-0.72, -0.28, -0.42, 0.59]]})",
+                       "output", all);
+  check_eval_gradients(R"({"kind": "transformer_block", "norm_first": true, "activation": "gelu", "eps": 0.01,
+    "x": [[0.5, -1, 2], [1, 0.5, -0.5]],
+    "w_q": [[0.5, -0.2, 0.1], [0.3, 0.4, -0.5], [-0.1, 0.2, 0.6]], "b_q": [0.1, 0, -0.1],
+    "w_k": [[0.2, 0.1, -0.3], [-0.4, 0.5, 0.2], [0.3, -0.1, 0.4]], "b_k": [0, 0.2, 0],
+    "w_v": [[1, 0.2, 0], [0, 0.5, -0.5], [0.3, 0, 1]], "b_v": [0.1, -0.1, 0.2],
+    "w_o": [[0.6, 0, 0.2], [0.1, 0.7, 0], [0, -0.3, 0.8]], "b_o": [0, 0.1, -0.1],
+    "ln1_gamma": [1, 0.5, 1.5], "ln1_beta": [0.1, 0, -0.1], "ln2_gamma": [0.8, 1.2, 1], "ln2_beta": [0, 0.2, 0],
+    "w_1": [[0.5, -0.5], [1, 0.3], [-0.2, 0.8]], "b_1": [0.1, -0.2],
+    "w_2": [[0.4, -0.6, 0.2], [0.3, 0.5, -0.1]], "b_2": [0.05, 0, -0.05],
+    "grad_output": [[1, -0.5, 0.2], [0.3, 0.7, -1]]})",
+                       "output", all);
 }
 
 // ---------------------------------------------------------------- 5 warnings
@@ -649,10 +781,49 @@ TEST_CASE("eval: invalid requests name the field and what was expected") {
        R"(field "h0": expected a matrix (an array of rows), got an array of numbers; write one row as [[...]])"},
       {R"({"kind": "rnn", "cell": "rnn_tanh", "x": [[1]], "w_ih": [[1]], "w_hh": [[1]], "bidirectional": "yes"})",
        R"(field "bidirectional": expected true or false, got "yes")"},
+      {R"({"kind": "transformer_block", "x": [[1, 2]], "w_q": [[1], [2]], "w_k": [[1], [2]], "w_v": [[1], [2]],
+           "w_o": [[1, 2]], "w_1": [[1, 2, 3], [4, 5, 6]], "w_2": [[1, 2], [3, 4]]})",
+       R"(field "w_2": expected 3 rows (d_ff, the columns of w_1), got 2)"},
+      {R"({"kind": "transformer_block", "x": [[1, 2]], "w_q": [[1], [2]], "w_k": [[1], [2]], "w_v": [[1], [2]],
+           "w_o": [[1, 2], [3, 4]]})",
+       R"(field "w_o": expected 1 row (h * d_h, the columns of w_q), got 2)"},
+      {R"({"kind": "transformer_block", "x": [[1, 2]], "w_q": [[1, 2], [3, 4]], "w_k": [[1, 2], [3, 4]],
+           "w_v": [[1, 2], [3, 4]], "w_o": [[1, 2], [3, 4]], "w_1": [[1], [2]], "w_2": [[1, 2]], "b_1": [1, 2]})",
+       R"(field "b_1": expected 1 number (d_ff, the columns of w_1), got 2)"},
+      {R"({"kind": "transformer_block", "x": [[1, 2]], "w_q": [[1, 2], [3, 4]], "w_k": [[1, 2], [3, 4]],
+           "w_v": [[1, 2], [3, 4]], "w_o": [[1, 2], [3, 4]], "w_1": [[1], [2]], "w_2": [[1, 2]], "ln2_gamma": [1]})",
+       R"(field "ln2_gamma": expected 2 numbers (d_model, the columns of x), got 1)"},
+      {R"({"kind": "transformer_block", "x": [[1, 2]], "w_q": [[1, 2], [3, 4]], "w_k": [[1, 2], [3, 4]],
+           "w_v": [[1, 2], [3, 4]], "w_o": [[1, 2], [3, 4]], "w_1": [[1], [2]], "w_2": [[1, 2]], "b_q": [1, 1e39]})",
+       R"(field "b_q[1]": expected a finite float32 number (magnitude below 3.4e+38), got 1e+39)"},
+      {R"({"kind": "transformer_block", "x": [[1, 2]], "w_q": [[1, 2, 3], [3, 4, 5]], "w_k": [[1, 2, 3], [3, 4, 5]],
+           "w_v": [[1, 2, 3], [3, 4, 5]], "w_o": [[1, 2], [3, 4], [5, 6]], "w_1": [[1], [2]], "w_2": [[1, 2]],
+           "heads": 2})",
+       R"(field "heads": expected a divisor of 3 (the columns of w_q, h * d_h), got 2)"},
+      {R"({"kind": "transformer_block", "x": [[1, 2]], "w_q": [[1, 2], [3, 4]], "w_k": [[1, 2], [3, 4]],
+           "w_v": [[1, 2], [3, 4]], "w_o": [[1, 2], [3, 4]], "w_1": [[1], [2]], "w_2": [[1, 2]],
+           "activation": "tanh"})",
+       R"(field "activation": expected "relu" or "gelu", got "tanh")"},
+      {R"({"kind": "transformer_block", "x": [[1, 2]], "w_q": [[1, 2], [3, 4]], "w_k": [[1, 2], [3, 4]],
+           "w_v": [[1, 2], [3, 4]], "w_o": [[1, 2], [3, 4]], "w_1": [[1], [2]], "w_2": [[1, 2]], "eps": 0})",
+       R"(field "eps": expected a number > 0, got 0)"},
+      {R"({"kind": "transformer_block", "x": [[1, 2]], "w_q": [[1, 2], [3, 4]], "w_k": [[1, 2], [3, 4]],
+           "w_v": [[1, 2], [3, 4]], "w_o": [[1, 2], [3, 4]], "w_1": [[1], [2]], "w_2": [[1, 2]],
+           "norm_first": 1})",
+       R"(field "norm_first": expected true or false, got 1)"},
+      {R"({"kind": "transformer_block", "x": [[1, 2]], "w_q": [[1, 2], [3, 4]], "w_k": [[1, 2], [3, 4]],
+           "w_v": [[1, 2], [3, 4]], "w_o": [[1, 2], [3, 4]], "w_1": [[1], [2]], "w_2": [[1, 2]],
+           "grad_output": [[1]]})",
+       R"(field "grad_output": expected 2 columns (the columns of output (n x d_model)), got 1)"},
+      {R"({"kind": "transformer_block", "x": [[1]], "w_q": [[1]], "w_k": [[1]], "w_v": [[1]], "w_o": [[1]],
+           "w_1": [[1]], "w_2": [[1]], "mask": "causal"})",
+       R"(field "mask": unknown field for kind "transformer_block"; expected one of: kind, x, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o, ln1_gamma, ln1_beta, ln2_gamma, ln2_beta, w_1, b_1, w_2, b_2, heads, norm_first, causal, activation, eps, grad_output)"},
       {R"({"kind": "transformer"})",
-       R"(field "kind": expected "attention", "self_attention", "positional" or "rnn", got "transformer")"},
-      {R"({"kind": 3})", R"(field "kind": expected "attention", "self_attention", "positional" or "rnn", got 3)"},
-      {R"({"q": [[1]]})", R"(field "kind": missing; expected "attention", "self_attention", "positional" or "rnn")"},
+       R"(field "kind": expected "attention", "self_attention", "positional", "rnn" or "transformer_block", got "transformer")"},
+      {R"({"kind": 3})",
+       R"(field "kind": expected "attention", "self_attention", "positional", "rnn" or "transformer_block", got 3)"},
+      {R"({"q": [[1]]})",
+       R"(field "kind": missing; expected "attention", "self_attention", "positional", "rnn" or "transformer_block")"},
       {R"([1, 2])", R"(expected a JSON object with a "kind" field, got an array)"},
       {"{\n  \"kind\": \"attention\",\n  \"q\": [[1, 2],\n         [3  4]]\n}",
        "invalid JSON: line 4, column 14: expected ',' or ']', got '4'"},
@@ -708,4 +879,25 @@ TEST_CASE("eval: absurd sizes are refused before any work") {
   few.limits.max_elements = 3;
   CHECK(eval_request(R"({"kind": "attention", "q": [[1, 2], [3, 4]], "k": [[1, 2]], "v": [[1]]})", few)
             .error_line() == R"(field "q": expected at most 3 numbers, got 2 x 2)");
+}
+
+TEST_CASE("eval: transformer_block counts the n^2 and feed-forward products against the work limit") {
+  // n = 2, d_model = 2, h d_h = 2, d_ff = 3: 4 n d w + 2 n^2 w + 2 n d d_ff = 32 + 16 + 24 = 72.
+  const std::string request = R"({"kind": "transformer_block", "x": [[1, 2], [3, 4]],
+    "w_q": [[1, 0], [0, 1]], "w_k": [[1, 0], [0, 1]], "w_v": [[1, 0], [0, 1]], "w_o": [[1, 0], [0, 1]],
+    "w_1": [[1, 0, 1], [0, 1, 1]], "w_2": [[1, 0], [0, 1], [1, 1]]})";
+  attn::EvalOptions tight;
+  tight.limits.max_work = 71;
+  CHECK(eval_request(request, tight).error_line() ==
+        R"(field "x": request too large: 4 n d_model h d_h + 2 n^2 h d_h + 2 n d_model d_ff = 72 multiply-adds, more than the limit of 71)");
+  tight.limits.max_work = 72;
+  CHECK(eval_request(request, tight).ok);
+  // The hidden layer (n x d_ff) counts against the element limit: here it is
+  // larger than any input matrix (2 x 3 against at most 3 numbers).
+  const std::string narrow = R"({"kind": "transformer_block", "x": [[1], [2]], "w_q": [[1]], "w_k": [[1]],
+    "w_v": [[1]], "w_o": [[1]], "w_1": [[1, 2, 3]], "w_2": [[1], [2], [3]]})";
+  attn::EvalOptions few;
+  few.limits.max_elements = 5;
+  CHECK(eval_request(narrow, few).error_line() ==
+        R"(field "w_1": request too large: the hidden layer (n x d_ff) would have 6 numbers, more than the limit of 5)");
 }
