@@ -103,3 +103,61 @@ test('"right angle" is met by dragging the query arrow square to k_cats', async 
   await screenshotVariety(page, 'exercise-right-angle-dragged');
   assert.deepEqual(lab.consoleErrors, []);
 });
+
+// A quiz's 'after' text (lessons/README.md) is in the page's prose only once the
+// quiz is checked, in the learner's language; the step's own text stays.
+test('prose that would give a quiz away appears only after it is checked', async () => {
+  const { page } = lab;
+  const prose = () => page.evaluate(() => document.getElementById('prose').innerText);
+  await page.evaluate(() => window.attnlab.goto('first-look', 2));
+  await frames(page, 3);
+  assert.equal((await state(page)).stepId, 'scaled');
+  assert.match(await prose(), /divided by the square root/);
+  assert.doesNotMatch(await prose(), /Dividing keeps the scores/);
+  await page.evaluate(() => window.attnlab.setLanguage('zh'));
+  await frames(page, 3);
+  assert.doesNotMatch(await prose(), /缩放让分数保持/);
+  await page.evaluate(() => window.attnlab.setLanguage('en'));
+  await frames(page, 3);
+  // Pick the second answer and check it, by clicking as a learner would.
+  for (const id of ['quiz:sharper-or-flatter:1', 'quiz-check:sharper-or-flatter']) {
+    const w = (await widgets(page)).find((x) => x.id === id);
+    assert.ok(w, `${id} is not on screen`);
+    const c = centre(w);
+    await page.mouse.click(c.x, c.y);
+    await frames(page, 3);
+  }
+  assert.deepEqual((await state(page)).quizzes[0], { id: 'sharper-or-flatter', picked: 1, checked: true, right: true });
+  assert.match(await prose(), /divided by the square root/);
+  assert.match(await prose(), /Dividing keeps the scores/);
+  await screenshotVariety(page, 'after-text-revealed-en');
+  await page.evaluate(() => window.attnlab.setLanguage('zh'));
+  await frames(page, 3);
+  assert.match(await prose(), /缩放让分数保持/);
+  await screenshotVariety(page, 'after-text-revealed-zh');
+  await page.evaluate(() => window.attnlab.setLanguage('en'));
+  await frames(page, 2);
+  assert.deepEqual(lab.consoleErrors, []);
+});
+
+test("the recap's map links to each step, and a link takes the learner there", async () => {
+  const { page } = lab;
+  await page.evaluate(() => window.attnlab.goto('recap', 0));
+  await frames(page, 3);
+  const hrefs = await page.evaluate(() => [...document.querySelectorAll('#prose a')].map((a) => a.getAttribute('href')));
+  assert.ok(hrefs.length >= 30, `only ${hrefs.length} links`);
+  // Every link names a step that exists.
+  const lessons = await page.evaluate(() => window.attnlab.lessons());
+  for (const h of hrefs) {
+    const [id, n] = h.slice(1).split('/');
+    const l = lessons.find((x) => x.id === id);
+    assert.ok(l, `${h}: no lesson ${id}`);
+    assert.ok(Number(n) >= 1 && Number(n) <= l.steps, `${h}: lesson ${id} has ${l.steps} steps`);
+  }
+  await screenshotVariety(page, 'recap-map-en');
+  await page.click('#prose a[href="#focus/4"]');
+  await page.waitForFunction(() => window.attnlab.state().lesson === 'focus');
+  const s = await state(page);
+  assert.equal(s.stepId, 'soft-vs-hard');
+  assert.deepEqual(lab.consoleErrors, []);
+});
