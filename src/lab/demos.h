@@ -82,6 +82,9 @@ struct DemoOutputs {
   std::vector<Panel> panels;        // what to draw, in order
   Warnings warnings;
   std::string error;  // the inputs cannot be computed (e.g. NaN typed in)
+  // A live experiment's view: its curves and tables fill in as it trains, so a
+  // cell an exercise names may not exist yet (ConditionStatus::pending).
+  bool growing = false;
 };
 
 // The starting values of a validated step.

@@ -87,20 +87,26 @@ void labels_of(const std::string& name, const DemoOutputs& out, std::vector<std:
   }
 }
 
-// A 0-based index, or a label found in `labels`; -1 when neither fits in [0, size).
+// A 0-based index, or a label found in `labels`; -1 when neither fits in [0, size),
+// and kNotYet when it names a place past the matrix's current end (a curve that
+// has not grown that far).
+constexpr Eigen::Index kNotYet = -2;
 Eigen::Index resolve(const std::string& what, const std::vector<std::string>& labels, Eigen::Index size) {
-  bool digits = !what.empty();
+  bool digits = !what.empty() && what.size() <= 6;
   for (char c : what) digits = digits && std::isdigit(static_cast<unsigned char>(c));
   if (digits) {
     const long v = std::strtol(what.c_str(), nullptr, 10);
-    return v < size ? Eigen::Index(v) : -1;
+    return v < size ? Eigen::Index(v) : kNotYet;
   }
   for (size_t i = 0; i < labels.size(); ++i)
-    if (labels[i] == what) return Eigen::Index(i) < size ? Eigen::Index(i) : -1;
+    if (labels[i] == what) return Eigen::Index(i) < size ? Eigen::Index(i) : kNotYet;
   return -1;
 }
 
-bool operand_value(const Operand& o, const DemoInputs& in, const DemoOutputs& out, float& value, std::string& why) {
+// False with `why` when the cell cannot be named; false with *pending set when a
+// live experiment has not measured it yet.
+bool operand_value(const Operand& o, const DemoInputs& in, const DemoOutputs& out, float& value, std::string& why,
+                   bool* pending) {
   if (o.is_number) {
     value = o.number;
     return true;
@@ -121,6 +127,10 @@ bool operand_value(const Operand& o, const DemoInputs& in, const DemoOutputs& ou
   std::vector<std::string> rows, cols;
   labels_of(o.matrix, out, rows, cols);
   const Eigen::Index r = resolve(o.row, rows, m->rows()), c = resolve(o.col, cols, m->cols());
+  if (out.growing && r != -1 && c != -1 && (r == kNotYet || c == kNotYet)) {
+    *pending = true;
+    return false;
+  }
   if (r < 0) {
     why = "'" + o.matrix + "' has no row '" + o.row + "'";
     return false;
@@ -157,8 +167,9 @@ ExerciseStatus check_exercise(const Exercise& ex, const DemoInputs& inputs, cons
     ConditionStatus cs;
     cs.text = c.text;
     std::string why;
-    if (!operand_value(c.lhs, inputs, outputs, cs.lhs, why) || !operand_value(c.rhs, inputs, outputs, cs.rhs, why)) {
-      if (st.error.empty()) st.error = why;
+    if (!operand_value(c.lhs, inputs, outputs, cs.lhs, why, &cs.pending) ||
+        !operand_value(c.rhs, inputs, outputs, cs.rhs, why, &cs.pending)) {
+      if (st.error.empty() && !cs.pending) st.error = why;
       all = false;
       st.conditions.push_back(cs);
       continue;

@@ -100,6 +100,7 @@ struct Quiz {
 struct ConditionStatus {
   float lhs = 0.0f, rhs = 0.0f;  // current values of both sides
   bool met = false;
+  bool pending = false;          // names a cell a live experiment has not measured yet
   std::string text;              // the condition as written
 };
 

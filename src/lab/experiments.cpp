@@ -174,6 +174,7 @@ class TrainingExperiment : public Experiment {
   DemoOutputs view() const override {
     // What changes while it trains comes first; the settings that restart it last.
     DemoOutputs out;
+    out.growing = true;
     add_progress(out);
     add_panels(out);
     add_curves(out);
@@ -771,6 +772,7 @@ class TimingExperiment : public Experiment {
 
   DemoOutputs view() const override {
     DemoOutputs out;
+    out.growing = true;
     out.panels.push_back(demo_impl::choice_panel("d", tr("Width d", "宽度 d"), {"16", "32", "64"}));
     std::vector<float> xs, rnn, simd, scalar;
     for (const TimingPoint& p : points_) {

@@ -72,7 +72,9 @@ ExerciseAction exercise_panel(const ExercisesView& view) {
         ImGui::Indent(indent);
         status_mark(cond.met, line * 0.7f);
         ImGui::SameLine();
-        if (rhs_literal)
+        if (cond.pending)
+          ImGui::TextColored(kMuted, "%s   (%s)", cond.text.c_str(), text::not_measured.get(lang));
+        else if (rhs_literal)
           ImGui::TextColored(cond.met ? kGreen : kMuted, "%s   (%s %.3g)", cond.text.c_str(), text::now_is.get(lang),
                              double(cond.lhs));
         else

@@ -87,6 +87,7 @@ inline constexpr UiText try_it{"Try it", "动手试试"};
 inline constexpr UiText goal_met{"Done! The goal is met.", "完成！目标已达成。"};
 inline constexpr UiText goal_open{"Not yet", "尚未达成"};
 inline constexpr UiText now_is{"now", "当前"};
+inline constexpr UiText not_measured{"not measured yet: train the models", "尚未测量：先训练模型"};
 inline constexpr UiText show_hint{"Show a hint", "显示提示"};
 inline constexpr UiText next_hint{"Another hint", "再给一个提示"};
 inline constexpr UiText hint_n{"Hint %d:", "提示 %d："};

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 
+#include "lab/exercise.h"
 #include "lab/experiments.h"
 #include "train/train_run.h"
 
@@ -254,4 +255,30 @@ TEST_CASE("translation side by side: what the lesson says happens within the 300
   CHECK(last_eval == 300);
   CHECK(without_last > 0.88);
   CHECK(without_last < 0.95);
+}
+
+TEST_CASE("an exercise on a live experiment waits for cells not measured yet, and still refuses a wrong name") {
+  attn::Exercise e;
+  e.id = "x";
+  std::string why;
+  REQUIRE(attn::parse_check("accuracy_curve[0, 6] > 95", e.check, why));
+  auto ex = attn::make_experiment("train_translation", DemoInputs{});
+  const attn::DemoOutputs fresh = ex->view();
+  CHECK(fresh.growing);
+  attn::ExerciseStatus st = attn::check_exercise(e, DemoInputs{}, fresh);
+  CHECK(st.error.empty());
+  CHECK(!st.met);
+  REQUIRE(st.conditions.size() == 1);
+  CHECK(st.conditions[0].pending);
+  // The same cell in a demo that does not grow is a mistake, said as one.
+  attn::DemoOutputs still = fresh;
+  still.growing = false;
+  st = attn::check_exercise(e, DemoInputs{}, still);
+  CHECK(!st.error.empty());
+  CHECK(!st.conditions[0].pending);
+  // A matrix that does not exist is an error even while it grows.
+  e.check.clear();
+  REQUIRE(attn::parse_check("no_such[0, 6] > 95", e.check, why));
+  st = attn::check_exercise(e, DemoInputs{}, fresh);
+  CHECK(!st.error.empty());
 }
