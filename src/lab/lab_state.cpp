@@ -102,8 +102,7 @@ bool edits_from_json(const Value& v, StepEdits* out, std::string* why) {
       for (const auto& m : member.value.members()) {
         Mat mat;
         std::string w;
-        if (!from_json(m.value, &mat, &w)) { *why = "matrix '" + m.key + "': " + w; return false; }
-        if (mat.rows() > 64 || mat.cols() > 64) { *why = "matrix '" + m.key + "' is larger than 64 x 64"; return false; }
+        if (!from_json(m.value, kMaxMatrixDim, kMaxMatrixDim, &mat, &w)) { *why = "matrix '" + m.key + "': " + w; return false; }
         e.mats[m.key] = std::move(mat);
       }
     } else if (member.key == "s" && member.value.is_object()) {

@@ -136,7 +136,10 @@ bool parse_matrix_value(std::string_view s, Mat& out, std::string& why) {
   if (rows.empty() || rows[0].empty()) { why = "empty matrix"; return false; }
   for (const auto& r : rows)
     if (r.size() != rows[0].size()) { why = "rows have different lengths"; return false; }
-  if (rows.size() > 64 || rows[0].size() > 64) { why = "matrix larger than 64 x 64"; return false; }
+  if (rows.size() > size_t(kMaxMatrixDim) || rows[0].size() > size_t(kMaxMatrixDim)) {
+    why = "matrix larger than " + std::to_string(kMaxMatrixDim) + " x " + std::to_string(kMaxMatrixDim);
+    return false;
+  }
   out.resize(Eigen::Index(rows.size()), Eigen::Index(rows[0].size()));
   for (size_t r = 0; r < rows.size(); ++r)
     for (size_t c = 0; c < rows[r].size(); ++c) out(Eigen::Index(r), Eigen::Index(c)) = rows[r][c];

@@ -217,3 +217,20 @@ TEST_CASE("bad or oversized links are refused") {
   CHECK_FALSE(parse_link("#tiny/1/v1." + std::string(5000, 'A'), &p, &why));
   CHECK(why == "the link is too long");
 }
+
+TEST_CASE("a matrix that claims a huge shape is refused before anything is allocated") {
+  // Row 0 holds 200k numbers and 199,999 empty rows follow: under the 1 MiB cap,
+  // but 200k x 200k floats if allocated from the first row's length.
+  const int n = 200000;
+  std::string rows = "[";
+  for (int c = 0; c < n; ++c) rows += c ? ",0" : "0";
+  rows += "]";
+  for (int r = 1; r < n; ++r) rows += ",[]";
+  const std::string text = "{\"version\": 2, \"edits\": {\"a/b\": {\"m\": {\"q\": [" + rows + "]}}}}";
+  REQUIRE(text.size() <= kMaxSavedStateBytes);
+  LabState st;
+  std::string why;
+  CHECK_FALSE(lab_state_from_text(text, &st, &why));
+  CHECK(why.find("'q'") != std::string::npos);
+  CHECK(why.find("200000 rows, more than 64") != std::string::npos);
+}
