@@ -1,6 +1,6 @@
 #include "base/tensor_json.h"
 
-#include <cmath>
+#include "base/number_text.h"
 
 namespace attn {
 
@@ -48,11 +48,11 @@ bool from_json(const json::Value& v, Eigen::Index max_rows, Eigen::Index max_col
     const json::Value& row = v.items()[r];
     for (size_t c = 0; c < cols; ++c) {
       const json::Value& x = row.items()[c];
-      if (!x.is_number() || !std::isfinite(x.as_number())) {
-        *why = "row " + std::to_string(r) + ", column " + std::to_string(c) + " is not a finite number";
+      if (!x.is_number() || !finite_float(x.as_number(), &m(Eigen::Index(r), Eigen::Index(c)))) {
+        *why = "row " + std::to_string(r) + ", column " + std::to_string(c) +
+               " is not a finite number that fits a float (magnitude below 3.4e+38)";
         return false;
       }
-      m(Eigen::Index(r), Eigen::Index(c)) = float(x.as_number());
     }
   }
   *out = std::move(m);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "base/number_text.h"
 #include "lab/demos.h"
 
 namespace attn {
@@ -24,16 +25,6 @@ bool valid_name(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  return true;
-}
-
-bool parse_float(std::string_view s, float& out) {
-  const std::string str(trim(s));
-  if (str.empty()) return false;
-  char* end = nullptr;
-  const double d = std::strtod(str.c_str(), &end);
-  if (*end != '\0' || !std::isfinite(d)) return false;
-  out = float(d);
   return true;
 }
 
@@ -235,7 +226,11 @@ bool parse_operand(std::string_view s, Operand& o, std::string& why) {
     why = "missing a number or a matrix cell";
     return false;
   }
-  if (parse_float(s, o.number)) return true;
+  switch (parse_float_text(s, &o.number)) {
+    case NumberText::ok: return true;
+    case NumberText::beyond_float: why = "'" + o.text + "' is " + kBeyondFloat; return false;
+    case NumberText::not_a_number: break;
+  }
   o.is_number = false;
   std::vector<std::string> parts;
   if (!split_ref(s, o.matrix, parts) || parts.size() == 1) {
@@ -328,7 +323,7 @@ bool parse_solution(std::string_view text, std::vector<Assignment>& out, std::st
       a.col = parts[1];
       a.value.resize(1, 1);
       float v = 0;
-      if (!parse_float(rhs, v)) {
+      if (parse_float_text(rhs, &v) != NumberText::ok) {
         why = "'" + a.text + "': a cell takes one number";
         return false;
       }

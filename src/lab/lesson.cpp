@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "base/number_text.h"
 #include "lab/demos.h"
 
 namespace attn {
@@ -155,14 +156,10 @@ bool parse_value(std::string_view raw, int line, LessonValue& v, std::string& wh
     v.kind = LessonValue::Kind::matrix;
     return parse_matrix_value(raw, v.matrix, why);
   }
-  char* end = nullptr;
-  const std::string s(raw);
-  const double d = std::strtod(s.c_str(), &end);
-  if (!s.empty() && end && *end == '\0') {
-    if (!std::isfinite(d)) { why = "number is not finite"; return false; }
-    v.kind = LessonValue::Kind::number;
-    v.number = float(d);
-    return true;
+  switch (parse_float_text(raw, &v.number)) {
+    case NumberText::ok: v.kind = LessonValue::Kind::number; return true;
+    case NumberText::beyond_float: why = std::string("number is ") + kBeyondFloat; return false;
+    case NumberText::not_a_number: break;
   }
   v.kind = LessonValue::Kind::text;
   return true;

@@ -38,3 +38,33 @@ TEST_CASE("tensor_json: a claimed shape beyond the limit is refused, not allocat
   CHECK(m.rows() == 1);
   CHECK(m.cols() == 4);
 }
+
+TEST_CASE("tensor_json: a number a double holds but a float cannot is refused") {
+  for (double big : {1e39, -1e39, 3.5e38}) {
+    CAPTURE(big);
+    Value rows = Value::array();
+    Value row = Value::array();
+    row.push(0.5);
+    row.push(big);
+    rows.push(std::move(row));
+    Mat m;
+    std::string why;
+    CHECK_FALSE(attn::from_json(rows, 64, 64, &m, &why));
+    CHECK(why == "row 0, column 1 is not a finite number that fits a float (magnitude below 3.4e+38)");
+  }
+  // The float range's own ends load, and write back to text that loads again.
+  Value rows = Value::array();
+  Value row = Value::array();
+  row.push(3.4028234663852886e38);  // FLT_MAX
+  row.push(-3.4028234663852886e38);
+  row.push(1.401298464324817e-45);  // the smallest denormal
+  rows.push(std::move(row));
+  Mat m;
+  std::string why;
+  REQUIRE(attn::from_json(rows, 64, 64, &m, &why));
+  const auto again = attn::json::parse(attn::json::write(attn::to_json(m)));
+  REQUIRE(again.ok);
+  Mat back;
+  REQUIRE(attn::from_json(again.value, 64, 64, &back, &why));
+  CHECK(back == m);
+}

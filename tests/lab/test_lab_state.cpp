@@ -234,3 +234,33 @@ TEST_CASE("a matrix that claims a huge shape is refused before anything is alloc
   CHECK(why.find("'q'") != std::string::npos);
   CHECK(why.find("200000 rows, more than 64") != std::string::npos);
 }
+
+TEST_CASE("a state that loads saves and loads again to the same thing; numbers beyond float range are refused") {
+  const std::string head = "{\"version\": 2, \"lang\": \"zh\", \"edits\": {\"a/b\": {\"m\": {\"q\": [[";
+  const std::string tail = ", 0], [0, 1]]}}}}";
+  for (const char* bad : {"1e39", "-1e39", "3.5e38"}) {
+    CAPTURE(bad);
+    LabState st;
+    std::string why;
+    CHECK_FALSE(lab_state_from_text(head + bad + tail, &st, &why));
+    CHECK(why.find("matrix 'q': row 0, column 0 is not a finite number that fits a float") != std::string::npos);
+  }
+  for (const char* ok : {"3.4028234663852886e38", "-3.4028235e38", "1e-45", "0.1", "-0"}) {
+    CAPTURE(ok);
+    LabState st;
+    std::string why;
+    REQUIRE(lab_state_from_text(head + ok + tail, &st, &why));
+    const std::string saved = json::write(lab_state_to_json(st));
+    LabState again;
+    REQUIRE_MESSAGE(lab_state_from_text(saved, &again, &why), why);
+    CHECK(json::write(lab_state_to_json(again)) == saved);
+    CHECK(again.edits.at("a/b").mats.at("q") == st.edits.at("a/b").mats.at("q"));
+  }
+  // The same matrix in a share link.
+  ParsedLink p;
+  std::string why;
+  StepEdits e;
+  e.mats["q"] = (Mat(1, 2) << 3.4028234663852886e38f, 1).finished();
+  REQUIRE(parse_link(make_link("tiny", 0, &e), &p, &why));
+  CHECK(p.edits.mats.at("q") == e.mats.at("q"));
+}

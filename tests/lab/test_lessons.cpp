@@ -283,6 +283,11 @@ TEST_CASE("mistakes in exercises and quizzes are reported with file and line") {
   CHECK(first_error(with("> 0.6 and", "= 0.6 and")) ==
         "lessons/t.lesson:15: check: 'weights[a, b] = 0.6' needs a comparison: <, <=, > or >=");
   CHECK(first_error(with("answer: 2", "answer: 4")) == "lessons/t.lesson:20: quiz 'p' has 2 options; answer 4 does not exist");
+  // A number a double holds but a float cannot (it would become infinity).
+  CHECK(first_error(with("> 0.6 and", "> 1e39 and")) ==
+        "lessons/t.lesson:15: check: '1e39' is not finite or too large for a float (magnitude below 3.4e+38)");
+  CHECK(first_error(with("text:\n  Words.\n", "temperature: 1e39\ntext:\n  Words.\n")) ==
+        "lessons/t.lesson:10: 'temperature': number is not finite or too large for a float (magnitude below 3.4e+38)");
   CHECK(first_error(with("answer: 2", "answer: two")) ==
         "lessons/t.lesson:27: answer is the number of the right option, counting from 1");
   CHECK(first_error(with("hides: weights", "hides: weights, nope")) ==
