@@ -18,22 +18,40 @@ bool finite_float(double x, float* out) {
   return true;
 }
 
-NumberText parse_float_text(std::string_view text, float* out) {
+namespace {
+
+// The whole of `text` as a decimal number in a double; false for anything else.
+bool parse_decimal(std::string_view text, double* out) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  if (text.empty() || text.size() > 64) return NumberText::not_a_number;
+  if (text.empty() || text.size() > 64) return false;
   // Decimal only: strtod would also read "inf", "nan" and hexadecimal.
   bool digit = false;
   for (char c : text) {
     if (c >= '0' && c <= '9') digit = true;
-    else if (c != '+' && c != '-' && c != '.' && c != 'e' && c != 'E') return NumberText::not_a_number;
+    else if (c != '+' && c != '-' && c != '.' && c != 'e' && c != 'E') return false;
   }
-  if (!digit) return NumberText::not_a_number;
+  if (!digit) return false;
   const std::string s(text);
   char* end = nullptr;
-  const double d = std::strtod(s.c_str(), &end);
-  if (end != s.c_str() + s.size()) return NumberText::not_a_number;
+  *out = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size();
+}
+
+}  // namespace
+
+NumberText parse_float_text(std::string_view text, float* out) {
+  double d = 0.0;
+  if (!parse_decimal(text, &d)) return NumberText::not_a_number;
   return finite_float(d, out) ? NumberText::ok : NumberText::beyond_float;
+}
+
+bool parse_whole_text(std::string_view text, long long lo, long long hi, long long* out) {
+  double d = 0.0;
+  if (!parse_decimal(text, &d) || !std::isfinite(d) || d != std::floor(d) || d < double(lo) || d > double(hi))
+    return false;
+  *out = (long long)d;
+  return true;
 }
 
 }  // namespace attn

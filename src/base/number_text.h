@@ -29,4 +29,10 @@ enum class NumberText {
 // "3e2") that fits a finite float. *out is set only when ok.
 NumberText parse_float_text(std::string_view text, float* out);
 
+// The whole of `text`, read the same way, as a whole number in [lo, hi]: "300" and
+// "3e2" give 300; "2.5", "1e400", "4294967297" for hi = 1000, or words give false
+// (and leave *out untouched). Settings, view settings and quiz answers all go
+// through here, so what validates is what runs.
+bool parse_whole_text(std::string_view text, long long lo, long long hi, long long* out);
+
 }  // namespace attn

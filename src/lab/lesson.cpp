@@ -314,10 +314,12 @@ bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,
       } else if (base == "explain") {
         set_text(quiz->explanation, "quiz");
       } else if (base == "answer") {
-        const std::string v(value);
-        char* end = nullptr;
-        const long a = std::strtol(v.c_str(), &end, 10);
-        if (v.empty() || *end != '\0' || a < 1) { fail(n, "answer is the number of the right option, counting from 1"); continue; }
+        long long a = 0;
+        if (!parse_whole_text(value, 1, kMaxQuizOptions, &a)) {
+          fail(n, "answer is the number of the right option, counting from 1 (at most " +
+                      std::to_string(kMaxQuizOptions) + ")");
+          continue;
+        }
         quiz->answer = int(a - 1);
       } else {
         for (const auto& id : split_list(value)) quiz->hides.push_back(id);
@@ -343,6 +345,8 @@ bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,
       const std::string what = "quiz '" + q.id + "' ";
       if (!q.question.by_lang.count("en") || q.question.by_lang.at("en").empty()) fail(q.line, what + "has no English question");
       if (q.options.size() < 2) fail(q.line, what + "needs at least 2 options");
+      if (q.options.size() > size_t(kMaxQuizOptions))
+        fail(q.line, what + "has more than " + std::to_string(kMaxQuizOptions) + " options");
       for (const LocalText& o : q.options)
         if (!o.by_lang.count("en") || o.by_lang.at("en").empty()) fail(q.line, what + "has an option without English text");
       if (q.answer < 0) fail(q.line, what + "has no answer");

@@ -289,7 +289,10 @@ TEST_CASE("mistakes in exercises and quizzes are reported with file and line") {
   CHECK(first_error(with("text:\n  Words.\n", "temperature: 1e39\ntext:\n  Words.\n")) ==
         "lessons/t.lesson:10: 'temperature': number is not finite or too large for a float (magnitude below 3.4e+38)");
   CHECK(first_error(with("answer: 2", "answer: two")) ==
-        "lessons/t.lesson:27: answer is the number of the right option, counting from 1");
+        "lessons/t.lesson:27: answer is the number of the right option, counting from 1 (at most 100)");
+  // 2^32 + 1 used to wrap around to option 1 through an int.
+  CHECK(first_error(with("answer: 2", "answer: 4294967297")) ==
+        "lessons/t.lesson:27: answer is the number of the right option, counting from 1 (at most 100)");
   CHECK(first_error(with("hides: weights", "hides: weights, nope")) ==
         "lessons/t.lesson:20: quiz 'p' hides 'nope', which is not a panel of this demo");
   CHECK(first_error(with("solution: q[a] = [0, 3]\n", "")) == "lessons/t.lesson:12: exercise 'e' has no solution");
