@@ -714,13 +714,13 @@ TEST_CASE("eval: the work limit counts additive self-attention's n^2 d_a and loc
   // Self-attention, one head of width 1 over 4 rows, additive scores with d_a = 50:
   // the projections and products are 3*4*1*1 + 2*16*1 = 44 multiply-adds, the
   // scores (2*4*1 + 16) * 50 = 1200 more.
-  std::string row_a = "[", v_a = "[";
-  for (int i = 0; i < 50; ++i) {
-    row_a += i ? ", 0.5" : "0.5";
-    v_a += i ? ", 1" : "1";
-  }
-  row_a += "]";
-  v_a += "]";
+  // "[x, x, ...]": n copies of x.
+  auto repeated = [](int n, const std::string& x) {
+    std::string a = "[";
+    for (int i = 0; i < n; ++i) a += (i ? ", " : "") + x;
+    return a + "]";
+  };
+  const std::string row_a = repeated(50, "0.5"), v_a = repeated(50, "1");
   const std::string additive = R"({"kind": "self_attention", "x": [[1], [2], [3], [4]], "w_q": [[1]], "w_k": [[1]],
     "w_v": [[1]], "score": "additive", "head_score": [{"w_q": [)" + row_a + R"(], "w_k": [)" + row_a +
                                R"(], "v_a": )" + v_a + "}]}";
@@ -735,13 +735,7 @@ TEST_CASE("eval: the work limit counts additive self-attention's n^2 d_a and loc
 
   // local-p with d_p = 100: scoring and output 1*2*1 + 1*2*1 = 4, the centres
   // 1*1*100 + 1*100 = 200 more; q w_p is (1, 100).
-  std::string w_p = "[[", v_p = "[";
-  for (int i = 0; i < 100; ++i) {
-    w_p += i ? ", 0.01" : "0.01";
-    v_p += i ? ", 1" : "1";
-  }
-  w_p += "]]";
-  v_p += "]";
+  const std::string w_p = "[" + repeated(100, "0.01") + "]", v_p = repeated(100, "1");
   const std::string local_p = R"({"kind": "attention", "q": [[1]], "k": [[1], [2]], "v": [[1], [2]], "mode": "local",
     "center": "predictive", "window": 1, "w_p": )" + w_p + R"(, "v_p": )" + v_p + "}";
   tight.limits.max_work = 100;
