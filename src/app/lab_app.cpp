@@ -178,12 +178,11 @@ void lab_follow_link(LabApp& app, const std::string& fragment) {
     return;
   }
   if (!link.has_edits) return;
-  const attn::DemoInputs before = app.inputs;
-  app.inputs = attn::inputs_with_edits(*current_step(app), &link.edits);
-  size_t applied = 0;
-  for (const auto& [name, m] : link.edits.mats)
-    if (app.inputs.mats.count(name) && app.inputs.mats.at(name) == m) ++applied;
-  if (applied != link.edits.mats.size())
+  // Shapes are compared in inputs_with_edits: an Eigen == of two shapes read
+  // past the smaller one, and a 1 x 1 matrix equal to element (0, 0) passed.
+  std::vector<std::string> ignored;
+  app.inputs = attn::inputs_with_edits(*current_step(app), &link.edits, &ignored);
+  if (!ignored.empty())
     app.notices.push_back("Some values in the link do not fit this step and were ignored.");
   remember_edits(app);
   app.experiment.reset();  // the link's settings: a fresh experiment

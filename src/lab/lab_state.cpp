@@ -14,13 +14,15 @@ namespace attn {
 // ---------------------------------------------------------------- 1 edits
 std::string step_key(const std::string& lesson_id, const std::string& step_id) { return lesson_id + "/" + step_id; }
 
-DemoInputs inputs_with_edits(const LessonStep& step, const StepEdits* edits) {
+DemoInputs inputs_with_edits(const LessonStep& step, const StepEdits* edits, std::vector<std::string>* ignored) {
   DemoInputs in = demo_defaults(step);
   if (!edits) return in;
   for (const auto& [name, m] : edits->mats) {
     auto it = in.mats.find(name);
     if (it != in.mats.end() && it->second.rows() == m.rows() && it->second.cols() == m.cols() && m.allFinite())
       it->second = m;
+    else if (ignored)
+      ignored->push_back(name);
   }
   for (const auto& [name, value] : edits->settings) in.settings[name] = value;
   return in;

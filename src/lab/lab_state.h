@@ -51,8 +51,10 @@ std::string step_key(const std::string& lesson_id, const std::string& step_id);
 
 // The inputs a learner sees on a step: the lesson's values with their edits applied.
 // Edits that no longer fit the lesson (a matrix whose shape changed, a name that is
-// gone) are skipped, so an updated lesson never breaks on old saved state.
-DemoInputs inputs_with_edits(const LessonStep& step, const StepEdits* edits);
+// gone) are skipped, so an updated lesson never breaks on old saved state; their
+// names are added to *ignored (when given) so a link can say its values were ignored.
+DemoInputs inputs_with_edits(const LessonStep& step, const StepEdits* edits,
+                             std::vector<std::string>* ignored = nullptr);
 
 // What differs between a step's defaults and `current`, as StepEdits.
 StepEdits edits_from_inputs(const LessonStep& step, const DemoInputs& current);

@@ -264,3 +264,25 @@ TEST_CASE("a state that loads saves and loads again to the same thing; numbers b
   REQUIRE(parse_link(make_link("tiny", 0, &e), &p, &why));
   CHECK(p.edits.mats.at("q") == e.mats.at("q"));
 }
+
+TEST_CASE("a link's matrix that does not fit the step is named as ignored, whatever its values") {
+  const Lesson l = tiny_lesson();
+  const LessonStep& s = l.steps[1];
+  const Mat q = demo_defaults(s).mats.at("q");  // 2 x 2
+  StepEdits e;
+  e.mats["q"] = Mat::Constant(1, 1, q(0, 0));  // equal to element (0, 0) only
+  e.mats["k"] = Mat::Zero(16, 16);              // larger than the step's
+  e.mats["v"] = (Mat(2, 2) << 5, 6, 7, 8).finished();
+  e.mats["gone"] = Mat::Zero(2, 2);
+  std::vector<std::string> ignored;
+  const DemoInputs in = inputs_with_edits(s, &e, &ignored);
+  CHECK(ignored == std::vector<std::string>{"gone", "k", "q"});
+  CHECK(in.mats.at("q") == q);
+  CHECK(in.mats.at("v")(1, 1) == 8.0f);
+  // Every edit fits: nothing is ignored.
+  ignored.clear();
+  StepEdits fits;
+  fits.mats["q"] = Mat::Zero(2, 2);
+  inputs_with_edits(s, &fits, &ignored);
+  CHECK(ignored.empty());
+}
