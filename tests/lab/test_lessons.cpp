@@ -393,3 +393,46 @@ TEST_CASE("the README's curriculum table covers A1-A6, B1-B3, C1-C2, D1-D5, E1-E
   CHECK(l.steps[0].exercises.size() == 1);
   CHECK(l.steps[0].quizzes.size() == 1);
 }
+
+TEST_CASE("checks and solutions name labels that hold <, >, commas or brackets by quoting them") {
+  auto replaced = [](std::string t, const std::vector<std::pair<std::string, std::string>>& changes) {
+    for (const auto& [from, to] : changes) {
+      const size_t at = t.find(from);
+      REQUIRE(at != std::string::npos);
+      t.replace(at, from.size(), to);
+    }
+    return t;
+  };
+  const std::string text = replaced(kWithExercise, {
+      {"tokens: a | b", "tokens: <eos> | a, b [x]"},
+      {"check: weights[a, b] > 0.6", "check: weights[\"<eos>\", \"a, b [x]\"] > 0.6"},
+      {"solution: q[a] = [0, 3]", "solution: q[\"<eos>\"] = [0, 3]; k[\"a, b [x]\", 0] = 0"},
+  });
+  Lesson l;
+  std::vector<LessonError> errors;
+  REQUIRE(parse_lesson("q.lesson", text, l, errors));
+  REQUIRE_MESSAGE(validate_lesson(l, errors), errors[0].to_string());
+  const Exercise& e = l.steps.at(0).exercises.at(0);
+  REQUIRE(e.check.size() == 2);
+  CHECK(e.check[0].lhs.matrix == "weights");
+  CHECK(e.check[0].lhs.row == "\"<eos>\"");
+  CHECK(e.check[0].lhs.col == "\"a, b [x]\"");
+  CHECK(e.check[0].op == CompareOp::greater);
+  REQUIRE(e.solution.size() == 2);
+  DemoInputs in = demo_defaults(l.steps[0]);
+  const DemoOutputs out = run_demo(l.steps[0].demo, in);
+  CHECK(!exercise_met(e, in, out));
+  std::string why;
+  REQUIRE_MESSAGE(apply_solution(e, out, in, &why), why);
+  CHECK(in.mats.at("q")(0, 1) == 3.0f);
+  CHECK(in.mats.at("k")(1, 0) == 0.0f);
+  CHECK(exercise_met(e, in, run_demo(l.steps[0].demo, in)));
+  // A quoted "1" is a label, never the index 1; an unquoted <eos> is an error, not a misreading.
+  std::vector<Condition> c;
+  REQUIRE(parse_check("weights[\"1\", 0] > 0.5", c, why));
+  CHECK(c[0].lhs.row == "\"1\"");
+  CHECK(first_error(replaced(text, {{"weights[\"<eos>\", \"a, b [x]\"]", "weights[<eos>, \"a, b [x]\"]"}})) ==
+        "lessons/t.lesson:15: check: 'weights[' is neither a number nor a cell like weights[0, 2]");
+  CHECK_FALSE(parse_check("weights[\"<eos>, 0] > 0.5", c, why));  // an unclosed quote
+  CHECK_FALSE(parse_check("weights[\"\", 0] > 0.5", c, why));      // an empty label
+}
