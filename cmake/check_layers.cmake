@@ -21,8 +21,9 @@ set(RULES
   "tests/data:base,attn,data,support"
   "tests/train:base,attn,data,train,support"
   "tests/lab:base,attn,data,train,lab,support"
-  "tests/cli:base,attn,data,train,lab,cli,support")
-set(LAYERS base attn data train lab cli ui platform app bench support)
+  "tests/cli:base,attn,data,train,lab,cli,support"
+  "tests/fuzz:base,attn,data,train,lab,cli")
+set(LAYERS base attn data train lab cli ui platform app bench support fuzz)
 # Headless layers never see a window, a GPU or the browser.
 set(HEADLESS src/base src/attn src/data src/train src/lab src/cli)
 

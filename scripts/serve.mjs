@@ -2,7 +2,7 @@
 //   node scripts/serve.mjs DIR [PORT]    serves DIR on http://127.0.0.1:PORT/
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
-import { extname, join, normalize, resolve } from 'node:path';
+import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 const root = resolve(process.argv[2] || '.');
 const port = Number(process.argv[3] || process.env.PORT || 8080);
@@ -15,8 +15,14 @@ const types = {
 const server = createServer(async (req, res) => {
   try {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    let file = normalize(join(root, path));
-    if (!file.startsWith(root)) { res.writeHead(403).end('forbidden'); return; }
+    // Resolve first, then require the result to lie inside root: a prefix test on
+    // the text let "/..%2fsite-old/x" reach a sibling folder named like root.
+    let file = resolve(root, '.' + path);
+    const inside = relative(root, file);
+    if (path.includes('\0') || inside === '..' || inside.startsWith('..' + sep) || isAbsolute(inside)) {
+      res.writeHead(403).end('forbidden');
+      return;
+    }
     if ((await stat(file).catch(() => null))?.isDirectory()) file = join(file, 'index.html');
     const body = await readFile(file);
     res.writeHead(200, { 'Content-Type': types[extname(file)] || 'application/octet-stream', 'Cache-Control': 'no-cache' });

@@ -116,11 +116,24 @@ void restore_saved_state(LabApp& app) {
   std::string text;
   if (!platform::storage_read("state", &text)) return;
   std::string why;
-  if (attn::lab_state_from_text(text, &app.state, &why)) return;
-  // Keep the unreadable copy rather than overwrite the learner's work with nothing.
-  platform::storage_write("state-unreadable", text);
-  app.notices.push_back("Saved progress could not be read (" + why +
-                        "); a copy was kept as 'state-unreadable' and the lab started fresh.");
+  std::vector<std::string> dropped;
+  const bool loaded = attn::lab_state_from_text(text, &app.state, &why, &dropped);
+  if (loaded && dropped.empty()) return;
+  // Keep the original text rather than overwrite the learner's work with less. An
+  // earlier copy is never overwritten: the first failure's text is the one to keep.
+  const std::string key = attn::unreadable_copy_key([](const std::string& k) {
+    std::string existing;
+    return platform::storage_read(k, &existing);
+  });
+  const bool kept = !key.empty() && platform::storage_write(key, text);
+  const std::string copy = kept ? "a copy was kept as '" + key + "'" : "no copy could be kept (earlier copies are full)";
+  if (!loaded) {
+    app.notices.push_back("Saved progress could not be read (" + why + "); " + copy + " and the lab started fresh.");
+    return;
+  }
+  for (const std::string& d : dropped)
+    app.notices.push_back("Part of the saved progress could not be read and was dropped: " + d + ".");
+  app.notices.push_back("Everything else was restored; " + copy + ".");
 }
 
 }  // namespace
@@ -178,12 +191,11 @@ void lab_follow_link(LabApp& app, const std::string& fragment) {
     return;
   }
   if (!link.has_edits) return;
-  const attn::DemoInputs before = app.inputs;
-  app.inputs = attn::inputs_with_edits(*current_step(app), &link.edits);
-  size_t applied = 0;
-  for (const auto& [name, m] : link.edits.mats)
-    if (app.inputs.mats.count(name) && app.inputs.mats.at(name) == m) ++applied;
-  if (applied != link.edits.mats.size())
+  // Shapes are compared in inputs_with_edits: an Eigen == of two shapes read
+  // past the smaller one, and a 1 x 1 matrix equal to element (0, 0) passed.
+  std::vector<std::string> ignored;
+  app.inputs = attn::inputs_with_edits(*current_step(app), &link.edits, &ignored);
+  if (!ignored.empty())
     app.notices.push_back("Some values in the link do not fit this step and were ignored.");
   remember_edits(app);
   app.experiment.reset();  // the link's settings: a fresh experiment

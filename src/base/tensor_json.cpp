@@ -1,6 +1,6 @@
 #include "base/tensor_json.h"
 
-#include <cmath>
+#include "base/number_text.h"
 
 namespace attn {
 
@@ -20,13 +20,21 @@ json::Value to_json(const Vec& v) {
   return a;
 }
 
-bool from_json(const json::Value& v, Mat* out, std::string* why) {
+bool from_json(const json::Value& v, Eigen::Index max_rows, Eigen::Index max_cols, Mat* out, std::string* why) {
   if (!v.is_array() || v.size() == 0 || !v.items()[0].is_array()) {
     *why = "expected a non-empty array of rows";
     return false;
   }
+  // The whole shape first: nothing is allocated from a size the input only claims.
   const size_t cols = v.items()[0].size();
-  Mat m(Eigen::Index(v.size()), Eigen::Index(cols));
+  if (v.size() > size_t(max_rows)) {
+    *why = std::to_string(v.size()) + " rows, more than " + std::to_string(max_rows);
+    return false;
+  }
+  if (cols > size_t(max_cols)) {
+    *why = std::to_string(cols) + " columns, more than " + std::to_string(max_cols);
+    return false;
+  }
   for (size_t r = 0; r < v.size(); ++r) {
     const json::Value& row = v.items()[r];
     if (!row.is_array() || row.size() != cols) {
@@ -34,13 +42,17 @@ bool from_json(const json::Value& v, Mat* out, std::string* why) {
              std::to_string(cols);
       return false;
     }
+  }
+  Mat m(Eigen::Index(v.size()), Eigen::Index(cols));
+  for (size_t r = 0; r < v.size(); ++r) {
+    const json::Value& row = v.items()[r];
     for (size_t c = 0; c < cols; ++c) {
       const json::Value& x = row.items()[c];
-      if (!x.is_number() || !std::isfinite(x.as_number())) {
-        *why = "row " + std::to_string(r) + ", column " + std::to_string(c) + " is not a finite number";
+      if (!x.is_number() || !finite_float(x.as_number(), &m(Eigen::Index(r), Eigen::Index(c)))) {
+        *why = "row " + std::to_string(r) + ", column " + std::to_string(c) +
+               " is not a finite number that fits a float (magnitude below 3.4e+38)";
         return false;
       }
-      m(Eigen::Index(r), Eigen::Index(c)) = float(x.as_number());
     }
   }
   *out = std::move(m);

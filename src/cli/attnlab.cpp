@@ -34,12 +34,27 @@ const char* kUsage =
     "exit status: 0 success; 2 invalid request or usage, with one line on stderr\n"
     "naming the field and what was expected.\n";
 
-// Reads all of `f` into *out; false on a read error.
-bool read_all(std::FILE* f, std::string* out) {
+enum class ReadResult { ok, error, too_large };
+
+// Reads all of `f` into *out, but never more than `limit` bytes: it stops as soon
+// as the input is known to be larger (`attnlab eval - < /dev/zero` ends at once).
+ReadResult read_all(std::FILE* f, std::size_t limit, std::string* out) {
   char buf[1 << 16];
   std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out->append(buf, n);
-  return !std::ferror(f);
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
+    if (n > limit - out->size()) return ReadResult::too_large;
+    out->append(buf, n);
+  }
+  return std::ferror(f) ? ReadResult::error : ReadResult::ok;
+}
+
+// One line for a read that did not give the request; true when there was one.
+bool read_failed(ReadResult r, const char* what, std::size_t limit) {
+  if (r == ReadResult::error) std::fprintf(stderr, "attnlab eval: cannot read %s\n", what);
+  if (r == ReadResult::too_large)
+    std::fprintf(stderr, "attnlab eval: %s holds more than %zu bytes, the limit for a request (reading stopped there)\n",
+                 what, limit);
+  return r != ReadResult::ok;
 }
 
 int usage_error(const std::string& message) {
@@ -67,23 +82,18 @@ int run_eval(int argc, char** argv) {
   }
 
   std::string text;
+  const std::size_t limit = options.limits.max_bytes;
   if (!path || std::string_view(path) == "-") {
-    if (!read_all(stdin, &text)) {
-      std::fprintf(stderr, "attnlab eval: cannot read standard input\n");
-      return 2;
-    }
+    if (read_failed(read_all(stdin, limit, &text), "standard input", limit)) return 2;
   } else {
     std::FILE* f = std::fopen(path, "rb");
     if (!f) {
       std::fprintf(stderr, "attnlab eval: cannot open %s: %s\n", path, std::strerror(errno));
       return 2;
     }
-    const bool ok = read_all(f, &text);
+    const ReadResult r = read_all(f, limit, &text);
     std::fclose(f);
-    if (!ok) {
-      std::fprintf(stderr, "attnlab eval: cannot read %s\n", path);
-      return 2;
-    }
+    if (read_failed(r, path, limit)) return 2;
   }
 
   const attn::EvalResult result = attn::eval_request(text, options);

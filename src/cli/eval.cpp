@@ -405,6 +405,14 @@ bool eval_attention(Fields& f, Value* out) {
           !expect_rows(f, "w_p", params.W_p, d_q, "d_q, the columns of q") || !read_vector(f, "v_p", &params.v_p) ||
           !expect_size(f, "v_p", params.v_p, params.W_p.cols(), "d_p, the columns of w_p"))
         return false;
+      // The centres need tanh(q W_p) v_p: an (n_q, d_p) intermediate and n_q d_q d_p work.
+      const double d_p = double(params.W_p.cols());
+      if (!check_elements(ctx, f.path("w_p"), double(n_q) * d_p, "tanh(q w_p) (n_q x d_p)") ||
+          !check_work(ctx, f.path("w_p"),
+                      score_work(desc.score, n_q, n_k, d_q, d_k, sp) + double(n_q) * n_k * d_v + double(n_q) * d_q * d_p +
+                          double(n_q) * d_p,
+                      "scoring plus n_q * n_k * d_v plus n_q * d_q * d_p + n_q * d_p"))
+        return false;
     }
   }
   desc.seed = uint64_t(seed);
@@ -508,10 +516,15 @@ bool eval_self_attention(Fields& f, Value* out) {
     }
   }
   if (!read_float(f, "temperature", 1.0f, &desc.temperature, true)) return false;
+  // Per-head score parameters add their own products: general n d_h^2 + n^2 d_h,
+  // additive (2 n d_h + n^2) d_a, which d_a can make far larger than the rest.
+  double head_score_work = 0.0;
+  for (const ScoreParams& sp : params.head_score) head_score_work += score_work(desc.score, n, n, d_h, d_h, sp);
   if (!check_elements(ctx, f.path("x"), double(heads) * double(n) * double(n), "the scores (heads x n x n)") ||
       !check_work(ctx, f.path("x"),
-                  3.0 * n * d_model * width + 2.0 * n * n * width + (has_w_o ? double(n) * width * d_out : 0.0),
-                  "3 n d_model h d_h + 2 n^2 h d_h (+ n h d_h d_out)"))
+                  3.0 * n * d_model * width + 2.0 * n * n * width + (has_w_o ? double(n) * width * d_out : 0.0) +
+                      head_score_work,
+                  "3 n d_model h d_h + 2 n^2 h d_h (+ n h d_h d_out) (+ the heads' score products)"))
     return false;
   if (!read_mask(f, n, n, &desc.mask, &params.mask)) return false;
   Mat grad_output;

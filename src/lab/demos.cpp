@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "base/number_text.h"
 #include "lab/demos_internal.h"
 
 namespace attn {
@@ -88,7 +89,8 @@ const std::string& setting(const DemoInputs& in, const std::string& name) {
 }
 
 float setting_number(const DemoInputs& in, const std::string& name) {
-  return float(std::strtod(setting(in, name).c_str(), nullptr));
+  float x = 0.0f;
+  return parse_float_text(setting(in, name), &x) == NumberText::ok ? x : 0.0f;
 }
 
 int setting_int(const DemoInputs& in, const std::string& name) {
@@ -358,9 +360,11 @@ std::string setting_problem(const ParamSpec& spec, const std::string& value) {
     return "'" + spec.name + "' must be one of " + join(spec.options, ", ") + " (not '" + value + "')";
   }
   if (spec.kind == ParamSpec::Kind::number) {
-    char* end = nullptr;
-    const double d = std::strtod(value.c_str(), &end);
-    if (value.empty() || *end != '\0' || !std::isfinite(d)) return "'" + spec.name + "' must be a number";
+    float x = 0.0f;
+    const NumberText read = parse_float_text(value, &x);
+    if (read == NumberText::beyond_float) return "'" + spec.name + "' must be a number " + kBeyondFloat;
+    if (read != NumberText::ok) return "'" + spec.name + "' must be a number";
+    const double d = x;
     // A little slack: a slider may send its float end point back as text.
     const double slack = 1e-6 * (1.0 + std::abs(double(spec.max)));
     if (d < spec.min - slack || d > spec.max + slack)

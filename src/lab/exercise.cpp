@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "base/number_text.h"
 #include "lab/demos.h"
 
 namespace attn {
@@ -27,22 +28,32 @@ bool valid_name(std::string_view s) {
   return true;
 }
 
-bool parse_float(std::string_view s, float& out) {
-  const std::string str(trim(s));
-  if (str.empty()) return false;
-  char* end = nullptr;
-  const double d = std::strtod(str.c_str(), &end);
-  if (*end != '\0' || !std::isfinite(d)) return false;
-  out = float(d);
-  return true;
+// The first `what` in `s` at or after `from` that is not inside a double-quoted
+// label ("<eos>" may hold <, >, commas, brackets, ';' and '='); npos if none.
+size_t find_unquoted(std::string_view s, std::string_view what, size_t from = 0) {
+  bool quoted = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '"') quoted = !quoted;
+    else if (!quoted && i >= from && s.substr(i, what.size()) == what) return i;
+  }
+  return std::string_view::npos;
 }
 
-// Splits "name[a, b]" into name and the parts inside the brackets (0, 1 or 2).
-// Returns false when the brackets are malformed.
+// A row or column as written: an index, a bare label, or a quoted label "..."
+// (non-empty, no quote inside).
+bool valid_part(std::string_view part) {
+  if (part.empty()) return false;
+  if (part.front() != '"') return part.find('"') == std::string_view::npos;
+  return part.size() >= 3 && part.back() == '"' && part.substr(1, part.size() - 2).find('"') == std::string_view::npos;
+}
+
+// Splits "name[a, b]" into name and the parts inside the brackets (0, 1 or 2),
+// kept as written (a quoted label keeps its quotes). Returns false when the
+// brackets or quotes are malformed.
 bool split_ref(std::string_view s, std::string& name, std::vector<std::string>& parts) {
   s = trim(s);
   parts.clear();
-  const size_t open = s.find('[');
+  const size_t open = find_unquoted(s, "[");
   if (open == std::string_view::npos) {
     name = std::string(s);
     return valid_name(name);
@@ -51,13 +62,14 @@ bool split_ref(std::string_view s, std::string& name, std::vector<std::string>& 
   name = std::string(trim(s.substr(0, open)));
   if (!valid_name(name)) return false;
   std::string_view inside = s.substr(open + 1, s.size() - open - 2);
-  if (inside.find('[') != std::string_view::npos || inside.find(']') != std::string_view::npos) return false;
+  if (find_unquoted(inside, "[") != std::string_view::npos || find_unquoted(inside, "]") != std::string_view::npos)
+    return false;
   size_t pos = 0;
   while (pos <= inside.size()) {
-    size_t comma = inside.find(',', pos);
+    size_t comma = find_unquoted(inside, ",", pos);
     if (comma == std::string_view::npos) comma = inside.size();
     const std::string_view part = trim(inside.substr(pos, comma - pos));
-    if (part.empty()) return false;
+    if (!valid_part(part)) return false;
     parts.emplace_back(part);
     pos = comma + 1;
   }
@@ -89,17 +101,20 @@ void labels_of(const std::string& name, const DemoOutputs& out, std::vector<std:
 
 // A 0-based index, or a label found in `labels`; -1 when neither fits in [0, size),
 // and kNotYet when it names a place past the matrix's current end (a curve that
-// has not grown that far).
+// has not grown that far). A quoted label ("<eos>", or "3" for a label that looks
+// like an index) is always a label.
 constexpr Eigen::Index kNotYet = -2;
 Eigen::Index resolve(const std::string& what, const std::vector<std::string>& labels, Eigen::Index size) {
-  bool digits = !what.empty() && what.size() <= 6;
+  const bool quoted = what.size() >= 2 && what.front() == '"' && what.back() == '"';
+  bool digits = !what.empty() && !quoted && what.size() <= 6;
   for (char c : what) digits = digits && std::isdigit(static_cast<unsigned char>(c));
   if (digits) {
     const long v = std::strtol(what.c_str(), nullptr, 10);
     return v < size ? Eigen::Index(v) : kNotYet;
   }
+  const std::string label = quoted ? what.substr(1, what.size() - 2) : what;
   for (size_t i = 0; i < labels.size(); ++i)
-    if (labels[i] == what) return Eigen::Index(i) < size ? Eigen::Index(i) : kNotYet;
+    if (labels[i] == label) return Eigen::Index(i) < size ? Eigen::Index(i) : kNotYet;
   return -1;
 }
 
@@ -246,7 +261,11 @@ bool parse_operand(std::string_view s, Operand& o, std::string& why) {
     why = "missing a number or a matrix cell";
     return false;
   }
-  if (parse_float(s, o.number)) return true;
+  switch (parse_float_text(s, &o.number)) {
+    case NumberText::ok: return true;
+    case NumberText::beyond_float: why = "'" + o.text + "' is " + kBeyondFloat; return false;
+    case NumberText::not_a_number: break;
+  }
   o.is_number = false;
   std::vector<std::string> parts;
   if (!split_ref(s, o.matrix, parts) || parts.size() == 1) {
@@ -271,16 +290,18 @@ bool parse_check(std::string_view text, std::vector<Condition>& out, std::string
   }
   size_t pos = 0;
   while (pos <= text.size()) {
-    size_t next = text.find(" and ", pos);
+    size_t next = find_unquoted(text, " and ", pos);
     if (next == std::string_view::npos) next = text.size();
     const std::string_view part = trim(text.substr(pos, next - pos));
     pos = next + 5;
     Condition c;
     c.text = std::string(part);
-    // The first comparison operator splits the condition; two-character ones first.
+    // The first comparison operator outside a quoted label splits the condition.
     size_t at = std::string_view::npos, len = 0;
+    bool quoted = false;
     for (size_t i = 0; i < part.size(); ++i) {
-      if (part[i] == '<' || part[i] == '>') {
+      if (part[i] == '"') quoted = !quoted;
+      if (!quoted && (part[i] == '<' || part[i] == '>')) {
         at = i;
         len = (i + 1 < part.size() && part[i + 1] == '=') ? 2 : 1;
         c.op = part[i] == '<' ? (len == 2 ? CompareOp::less_equal : CompareOp::less)
@@ -311,14 +332,14 @@ bool parse_solution(std::string_view text, std::vector<Assignment>& out, std::st
   }
   size_t pos = 0;
   while (pos <= text.size()) {
-    size_t next = text.find(';', pos);
+    size_t next = find_unquoted(text, ";", pos);
     if (next == std::string_view::npos) next = text.size();
     const std::string_view part = trim(text.substr(pos, next - pos));
     pos = next + 1;
     if (part.empty()) continue;  // a trailing ';'
     Assignment a;
     a.text = std::string(part);
-    const size_t eq = part.find('=');
+    const size_t eq = find_unquoted(part, "=");
     if (eq == std::string_view::npos) {
       why = "'" + a.text + "' needs '=': name = value";
       return false;
@@ -339,7 +360,7 @@ bool parse_solution(std::string_view text, std::vector<Assignment>& out, std::st
       a.col = parts[1];
       a.value.resize(1, 1);
       float v = 0;
-      if (!parse_float(rhs, v)) {
+      if (parse_float_text(rhs, &v) != NumberText::ok) {
         why = "'" + a.text + "': a cell takes one number";
         return false;
       }

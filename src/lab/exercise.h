@@ -83,11 +83,14 @@ struct Exercise {
   std::string solution_text;      // as written
 };
 
+// A quiz has at most this many options (and so an answer from 1 to this).
+constexpr int kMaxQuizOptions = 100;
+
 struct Quiz {
   std::string id;
   int line = 0;
   LocalText question;
-  std::vector<LocalText> options;  // at least 2
+  std::vector<LocalText> options;  // at least 2, at most kMaxQuizOptions
   int answer = 0;                  // index into options, 0-based
   LocalText explanation;           // shown once the learner has picked, right or wrong
   LocalText after;                 // more of the step's prose, shown only once the quiz is

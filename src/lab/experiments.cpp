@@ -13,6 +13,7 @@
 #include <map>
 
 #include "attn/timing.h"
+#include "base/number_text.h"
 #include "lab/demos_internal.h"
 #include "train/train_run.h"
 
@@ -75,7 +76,7 @@ Mat row_matrix(const std::vector<float>& xs) {
 int setting_or(const DemoInputs& in, const std::string& name, int fallback) {
   auto it = in.settings.find(name);
   if (it == in.settings.end() || it->second.empty()) return fallback;
-  return std::atoi(it->second.c_str());
+  return demo_impl::setting_int(in, name);  // read as the demos validate it: "3e2" is 300
 }
 
 std::string text_or(const DemoInputs& in, const std::string& name, const std::string& fallback) {
@@ -142,7 +143,8 @@ class TrainingExperiment : public Experiment {
   double work_ms() const override { return work_ms_; }
   bool set_view_setting(const std::string& name, const std::string& value) override {
     if (name != "example") return false;
-    example_ = std::max(0, std::atoi(value.c_str()));
+    long long k = 0;
+    example_ = parse_whole_text(value, 0, 1 << 30, &k) ? int(k) : 0;
     return true;
   }
 
@@ -501,9 +503,9 @@ class LongRangeExperiment : public TrainingExperiment {
 
   bool set_view_setting(const std::string& name, const std::string& value) override {
     if (name != "distance") return TrainingExperiment::set_view_setting(name, value);
-    const int k = std::atoi(value.c_str());
-    if (k < 1 || k > 64) return false;
-    base_.distance = k;
+    long long k = 0;
+    if (!parse_whole_text(value, 1, 64, &k)) return false;
+    base_.distance = int(k);
     restart(base_);  // the table of finished runs stays
     return true;
   }

@@ -14,13 +14,15 @@ namespace attn {
 // ---------------------------------------------------------------- 1 edits
 std::string step_key(const std::string& lesson_id, const std::string& step_id) { return lesson_id + "/" + step_id; }
 
-DemoInputs inputs_with_edits(const LessonStep& step, const StepEdits* edits) {
+DemoInputs inputs_with_edits(const LessonStep& step, const StepEdits* edits, std::vector<std::string>* ignored) {
   DemoInputs in = demo_defaults(step);
   if (!edits) return in;
   for (const auto& [name, m] : edits->mats) {
     auto it = in.mats.find(name);
     if (it != in.mats.end() && it->second.rows() == m.rows() && it->second.cols() == m.cols() && m.allFinite())
       it->second = m;
+    else if (ignored)
+      ignored->push_back(name);
   }
   for (const auto& [name, value] : edits->settings) in.settings[name] = value;
   return in;
@@ -112,8 +114,7 @@ bool edits_from_json(const Value& v, StepEdits* out, std::string* why) {
       for (const auto& m : member.value.members()) {
         Mat mat;
         std::string w;
-        if (!from_json(m.value, &mat, &w)) { *why = "matrix '" + m.key + "': " + w; return false; }
-        if (mat.rows() > 64 || mat.cols() > 64) { *why = "matrix '" + m.key + "' is larger than 64 x 64"; return false; }
+        if (!from_json(m.value, kMaxMatrixDim, kMaxMatrixDim, &mat, &w)) { *why = "matrix '" + m.key + "': " + w; return false; }
         e.mats[m.key] = std::move(mat);
       }
     } else if (member.key == "s" && member.value.is_object()) {
@@ -218,7 +219,7 @@ json::Value lab_state_to_json(const LabState& state) {
   return o;
 }
 
-bool lab_state_from_json(const json::Value& v, LabState* out, std::string* why) {
+bool lab_state_from_json(const json::Value& v, LabState* out, std::string* why, std::vector<std::string>* dropped) {
   if (!v.is_object()) { *why = "saved state is not a JSON object"; return false; }
   const Value* version = v.find("version");
   // Version 1 is version 2 without answers: read both.
@@ -226,64 +227,68 @@ bool lab_state_from_json(const json::Value& v, LabState* out, std::string* why) 
     *why = "saved state has an unknown version";
     return false;
   }
+  std::vector<std::string> lost;
   LabState s;
   if (const Value* lang = v.find("lang")) {
-    if (!lang->is_string() || (lang->as_string() != "en" && lang->as_string() != "zh")) {
-      *why = "saved language must be \"en\" or \"zh\"";
-      return false;
-    }
-    s.lang = lang->as_string();
+    if (lang->is_string() && (lang->as_string() == "en" || lang->as_string() == "zh")) s.lang = lang->as_string();
+    else lost.push_back("the language (it must be \"en\" or \"zh\")");
   }
-  if (const Value* lesson = v.find("lesson")) {
-    if (!lesson->is_string()) { *why = "saved lesson must be a string"; return false; }
-    s.lesson = lesson->as_string();
-  }
-  if (const Value* step = v.find("step")) {
-    if (!step->is_number() || step->as_number() < 0 || step->as_number() > 1000) {
-      *why = "saved step must be a number from 0 to 1000";
-      return false;
-    }
-    s.step = int(step->as_number());
+  const Value* lesson = v.find("lesson");
+  const Value* step = v.find("step");
+  int place = 0;
+  if (lesson && !lesson->is_string()) {
+    lost.push_back("the place (the lesson must be a string)");
+  } else if (step && !small_int(*step, 0, 1000, &place)) {
+    lost.push_back("the place (the step must be a whole number from 0 to 1000)");
+  } else {
+    if (lesson) s.lesson = lesson->as_string();
+    s.step = place;
   }
   if (const Value* furthest = v.find("furthest")) {
-    if (!furthest->is_object()) { *why = "saved progress must be an object"; return false; }
+    if (!furthest->is_object()) lost.push_back("the progress (it must be an object)");
     for (const auto& m : furthest->members()) {
-      if (!m.value.is_number() || m.value.as_number() < 0 || m.value.as_number() > 1000) {
-        *why = "saved progress for '" + m.key + "' is not a step number";
-        return false;
-      }
-      s.furthest[m.key] = int(m.value.as_number());
+      int n = 0;
+      if (small_int(m.value, 0, 1000, &n)) s.furthest[m.key] = n;
+      else lost.push_back("progress for '" + m.key + "' (not a step number)");
     }
   }
   if (const Value* edits = v.find("edits")) {
-    if (!edits->is_object()) { *why = "saved edits must be an object"; return false; }
+    if (!edits->is_object()) lost.push_back("the edits (they must be an object)");
     for (const auto& m : edits->members()) {
       std::string w;
-      if (!edits_from_json(m.value, &s.edits[m.key], &w)) {
-        *why = "saved edits for '" + m.key + "': " + w;
-        return false;
-      }
+      StepEdits e;
+      if (edits_from_json(m.value, &e, &w)) s.edits[m.key] = std::move(e);
+      else lost.push_back("edits for '" + m.key + "': " + w);
     }
   }
   if (const Value* answers = v.find("answers")) {
-    if (!answers->is_object()) { *why = "saved answers must be an object"; return false; }
+    if (!answers->is_object()) lost.push_back("the answers (they must be an object)");
     for (const auto& m : answers->members()) {
       std::string w;
-      if (!answers_from_json(m.value, &s.answers[m.key], &w)) {
-        *why = "saved answers for '" + m.key + "': " + w;
-        return false;
-      }
+      StepAnswers a;
+      if (answers_from_json(m.value, &a, &w)) s.answers[m.key] = std::move(a);
+      else lost.push_back("answers for '" + m.key + "': " + w);
     }
   }
+  if (dropped) dropped->insert(dropped->end(), lost.begin(), lost.end());
   *out = std::move(s);
   return true;
 }
 
-bool lab_state_from_text(const std::string& text, LabState* out, std::string* why) {
+bool lab_state_from_text(const std::string& text, LabState* out, std::string* why,
+                         std::vector<std::string>* dropped) {
   if (text.size() > kMaxSavedStateBytes) { *why = "saved state is larger than 1 MiB"; return false; }
   const json::ParseResult r = json::parse(text);
   if (!r.ok) { *why = "saved state is not valid JSON (" + r.error.to_string() + ")"; return false; }
-  return lab_state_from_json(r.value, out, why);
+  return lab_state_from_json(r.value, out, why, dropped);
+}
+
+std::string unreadable_copy_key(const std::function<bool(const std::string& key)>& exists) {
+  for (int i = 1; i <= 5; ++i) {
+    const std::string key = i == 1 ? "state-unreadable" : "state-unreadable-" + std::to_string(i);
+    if (!exists(key)) return key;
+  }
+  return "";
 }
 
 void lab_state_fit(LabState* state, const std::vector<Lesson>& lessons) {

@@ -6,6 +6,7 @@
 // Sections: 1 the value, 2 saving and restoring, 3 links (deep links and shares).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -51,8 +52,10 @@ std::string step_key(const std::string& lesson_id, const std::string& step_id);
 
 // The inputs a learner sees on a step: the lesson's values with their edits applied.
 // Edits that no longer fit the lesson (a matrix whose shape changed, a name that is
-// gone) are skipped, so an updated lesson never breaks on old saved state.
-DemoInputs inputs_with_edits(const LessonStep& step, const StepEdits* edits);
+// gone) are skipped, so an updated lesson never breaks on old saved state; their
+// names are added to *ignored (when given) so a link can say its values were ignored.
+DemoInputs inputs_with_edits(const LessonStep& step, const StepEdits* edits,
+                             std::vector<std::string>* ignored = nullptr);
 
 // What differs between a step's defaults and `current`, as StepEdits.
 StepEdits edits_from_inputs(const LessonStep& step, const DemoInputs& current);
@@ -77,11 +80,24 @@ constexpr int kLabStateVersion = 2;
 constexpr std::size_t kMaxSavedStateBytes = 1u << 20;  // refuse to load more than 1 MiB
 
 json::Value lab_state_to_json(const LabState& state);
-// Reads saved state. Anything malformed (wrong types, non-finite numbers, unknown
-// version, too large, a hint count or option that is not a small whole number)
-// makes it return false with *why set; *out is then untouched.
-bool lab_state_from_json(const json::Value& v, LabState* out, std::string* why);
-bool lab_state_from_text(const std::string& text, LabState* out, std::string* why);
+// Reads saved state, keeping what is good and dropping only what is bad. A state
+// that cannot be read at all (not JSON, not an object, an unknown version, larger
+// than 1 MiB) makes it return false with *why set; *out is then untouched. Within
+// a readable state, one bad field (wrong type, a number beyond float range or not
+// a small whole number, an oversized matrix) loses only itself: a bad step's edits
+// or answers, one progress entry, the language (back to "en") or the place (back
+// to the start). Each loss is described in *dropped (when given), naming the field
+// or the step, e.g. "edits for 'first-look/scores': matrix 'q': ...".
+bool lab_state_from_json(const json::Value& v, LabState* out, std::string* why,
+                         std::vector<std::string>* dropped = nullptr);
+bool lab_state_from_text(const std::string& text, LabState* out, std::string* why,
+                         std::vector<std::string>* dropped = nullptr);
+
+// The storage key for a copy of a saved state that did not load whole:
+// "state-unreadable", else "state-unreadable-2" up to "-5", the first that
+// `exists` says is free; "" when all are taken. Earlier copies are never
+// overwritten, so the first failure's text survives later ones.
+std::string unreadable_copy_key(const std::function<bool(const std::string& key)>& exists);
 
 // Makes a loaded state fit the lessons at hand: unknown lessons and steps are
 // dropped from `lesson`/`step`/`furthest` (edits are kept, they may fit later).

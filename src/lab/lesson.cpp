@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "base/number_text.h"
 #include "lab/demos.h"
 
 namespace attn {
@@ -136,7 +137,10 @@ bool parse_matrix_value(std::string_view s, Mat& out, std::string& why) {
   if (rows.empty() || rows[0].empty()) { why = "empty matrix"; return false; }
   for (const auto& r : rows)
     if (r.size() != rows[0].size()) { why = "rows have different lengths"; return false; }
-  if (rows.size() > 64 || rows[0].size() > 64) { why = "matrix larger than 64 x 64"; return false; }
+  if (rows.size() > size_t(kMaxMatrixDim) || rows[0].size() > size_t(kMaxMatrixDim)) {
+    why = "matrix larger than " + std::to_string(kMaxMatrixDim) + " x " + std::to_string(kMaxMatrixDim);
+    return false;
+  }
   out.resize(Eigen::Index(rows.size()), Eigen::Index(rows[0].size()));
   for (size_t r = 0; r < rows.size(); ++r)
     for (size_t c = 0; c < rows[r].size(); ++c) out(Eigen::Index(r), Eigen::Index(c)) = rows[r][c];
@@ -152,14 +156,10 @@ bool parse_value(std::string_view raw, int line, LessonValue& v, std::string& wh
     v.kind = LessonValue::Kind::matrix;
     return parse_matrix_value(raw, v.matrix, why);
   }
-  char* end = nullptr;
-  const std::string s(raw);
-  const double d = std::strtod(s.c_str(), &end);
-  if (!s.empty() && end && *end == '\0') {
-    if (!std::isfinite(d)) { why = "number is not finite"; return false; }
-    v.kind = LessonValue::Kind::number;
-    v.number = float(d);
-    return true;
+  switch (parse_float_text(raw, &v.number)) {
+    case NumberText::ok: v.kind = LessonValue::Kind::number; return true;
+    case NumberText::beyond_float: why = std::string("number is ") + kBeyondFloat; return false;
+    case NumberText::not_a_number: break;
   }
   v.kind = LessonValue::Kind::text;
   return true;
@@ -317,10 +317,12 @@ bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,
       } else if (base == "after") {
         set_text(quiz->after, "quiz");
       } else if (base == "answer") {
-        const std::string v(value);
-        char* end = nullptr;
-        const long a = std::strtol(v.c_str(), &end, 10);
-        if (v.empty() || *end != '\0' || a < 1) { fail(n, "answer is the number of the right option, counting from 1"); continue; }
+        long long a = 0;
+        if (!parse_whole_text(value, 1, kMaxQuizOptions, &a)) {
+          fail(n, "answer is the number of the right option, counting from 1 (at most " +
+                      std::to_string(kMaxQuizOptions) + ")");
+          continue;
+        }
         quiz->answer = int(a - 1);
       } else {
         for (const auto& id : split_list(value)) quiz->hides.push_back(id);
@@ -346,6 +348,8 @@ bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,
       const std::string what = "quiz '" + q.id + "' ";
       if (!q.question.by_lang.count("en") || q.question.by_lang.at("en").empty()) fail(q.line, what + "has no English question");
       if (q.options.size() < 2) fail(q.line, what + "needs at least 2 options");
+      if (q.options.size() > size_t(kMaxQuizOptions))
+        fail(q.line, what + "has more than " + std::to_string(kMaxQuizOptions) + " options");
       for (const LocalText& o : q.options)
         if (!o.by_lang.count("en") || o.by_lang.at("en").empty()) fail(q.line, what + "has an option without English text");
       if (q.answer < 0) fail(q.line, what + "has no answer");

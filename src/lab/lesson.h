@@ -65,8 +65,11 @@ struct LessonError {
   std::string to_string() const;  // "lessons/file.lesson:12: message"
 };
 
+// The largest matrix a lesson (and so a learner's edit of it) may hold, per side.
+constexpr int kMaxMatrixDim = 64;
+
 // Parses a matrix written as "[[1, 2], [3, 4]]" or one row "[1, 2]": rectangular,
-// at most 64 x 64, finite numbers of magnitude at most 1e6. On failure sets `why`.
+// at most kMaxMatrixDim x kMaxMatrixDim, finite numbers of magnitude at most 1e6. On failure sets `why`.
 bool parse_matrix_value(std::string_view s, Mat& out, std::string& why);
 
 // Parses one lesson file. On failure returns false and appends to `errors`

@@ -9,12 +9,15 @@ cmake_minimum_required(VERSION 3.20)
 set(failures 0)
 
 # run(<name> STATUS <n> [ONE_LINE_STDERR] [EMPTY_STDERR] [STDERR <exact line>]
-#     [STDOUT_HAS <text>] [STDIN_TEXT <text>] ARGS <arguments...>)
+#     [STDOUT_HAS <text>] [STDIN_TEXT <text> | STDIN_FILE <path>] ARGS <arguments...>)
 # (CMake does not split a list inside unbalanced square brackets, so the texts
 # given here keep their brackets balanced.)
 function(run name)
-  cmake_parse_arguments(A "ONE_LINE_STDERR;EMPTY_STDERR" "STATUS;STDERR;STDOUT_HAS;STDIN_TEXT" "ARGS" ${ARGN})
+  cmake_parse_arguments(A "ONE_LINE_STDERR;EMPTY_STDERR" "STATUS;STDERR;STDOUT_HAS;STDIN_TEXT;STDIN_FILE" "ARGS" ${ARGN})
   set(input_args "")
+  if(DEFINED A_STDIN_FILE)
+    set(input_args INPUT_FILE "${A_STDIN_FILE}")
+  endif()
   if(DEFINED A_STDIN_TEXT)
     file(WRITE "${WORK}/eval_cli_stdin.txt" "${A_STDIN_TEXT}")
     set(input_args INPUT_FILE "${WORK}/eval_cli_stdin.txt")
@@ -75,5 +78,21 @@ run("valid request" STATUS 0 EMPTY_STDERR STDOUT_HAS "0.40111208, 0.19777581, 0.
 run("valid request, compact, from stdin" STATUS 0 EMPTY_STDERR
     STDOUT_HAS "{\"kind\":\"positional\",\"pe\":[[0,1]],\"warnings\":[]}\n"
     STDIN_TEXT "{\"kind\": \"positional\", \"n\": 1, \"d\": 2}" ARGS eval --compact -)
+# A request larger than the 32 MiB limit is refused without reading it to the end
+# (read to the end, "attnlab eval - < /dev/zero" grew until memory ran out).
+string(REPEAT " " 1048576 mebibyte)
+file(WRITE "${WORK}/eval_cli_big.json" "")
+foreach(i RANGE 32)
+  file(APPEND "${WORK}/eval_cli_big.json" "${mebibyte}")
+endforeach()
+set(stdin_big "${WORK}/eval_cli_big.json")
+run("a request over the limit, streamed on stdin" STATUS 2 ONE_LINE_STDERR
+    STDERR "attnlab eval: standard input holds more than 33554432 bytes, the limit for a request (reading stopped there)"
+    STDIN_FILE "${stdin_big}" ARGS eval -)
+run("a request over the limit, from a file" STATUS 2 ONE_LINE_STDERR
+    STDERR "attnlab eval: ${stdin_big} holds more than 33554432 bytes, the limit for a request (reading stopped there)"
+    ARGS eval "${stdin_big}")
+file(REMOVE "${stdin_big}")
+
 run("--help" STATUS 0 EMPTY_STDERR STDOUT_HAS "usage: attnlab" ARGS --help)
 run("version" STATUS 0 EMPTY_STDERR STDOUT_HAS "attnlab " ARGS version)

@@ -901,3 +901,47 @@ TEST_CASE("eval: transformer_block counts the n^2 and feed-forward products agai
   CHECK(eval_request(narrow, few).error_line() ==
         R"(field "w_1": request too large: the hidden layer (n x d_ff) would have 6 numbers, more than the limit of 5)");
 }
+
+TEST_CASE("eval: the work limit counts additive self-attention's n^2 d_a and local-p's q w_p") {
+  // Self-attention, one head of width 1 over 4 rows, additive scores with d_a = 50:
+  // the projections and products are 3*4*1*1 + 2*16*1 = 44 multiply-adds, the
+  // scores (2*4*1 + 16) * 50 = 1200 more.
+  // "[x, x, ...]": n copies of x.
+  auto repeated = [](int n, const std::string& x) {
+    std::string a = "[";
+    for (int i = 0; i < n; ++i) a += (i ? ", " : "") + x;
+    return a + "]";
+  };
+  const std::string row_a = repeated(50, "0.5"), v_a = repeated(50, "1");
+  const std::string additive = R"({"kind": "self_attention", "x": [[1], [2], [3], [4]], "w_q": [[1]], "w_k": [[1]],
+    "w_v": [[1]], "score": "additive", "head_score": [{"w_q": [)" + row_a + R"(], "w_k": [)" + row_a +
+                               R"(], "v_a": )" + v_a + "}]}";
+  attn::EvalOptions tight;
+  tight.limits.max_work = 1000;
+  const EvalResult r = eval_request(additive, tight);
+  REQUIRE_FALSE(r.ok);
+  CHECK(r.error.field == "x");
+  CHECK(contains(r.error.message, "request too large"));
+  tight.limits.max_work = 1244;
+  CHECK(eval_request(additive, tight).ok);
+
+  // local-p with d_p = 100: scoring and output 1*2*1 + 1*2*1 = 4, the centres
+  // 1*1*100 + 1*100 = 200 more; q w_p is (1, 100).
+  const std::string w_p = "[" + repeated(100, "0.01") + "]", v_p = repeated(100, "1");
+  const std::string local_p = R"({"kind": "attention", "q": [[1]], "k": [[1], [2]], "v": [[1], [2]], "mode": "local",
+    "center": "predictive", "window": 1, "w_p": )" + w_p + R"(, "v_p": )" + v_p + "}";
+  tight.limits.max_work = 100;
+  const EvalResult p = eval_request(local_p, tight);
+  REQUIRE_FALSE(p.ok);
+  CHECK(p.error.field == "w_p");
+  CHECK(contains(p.error.message, "request too large"));
+  tight.limits.max_work = 204;
+  CHECK(eval_request(local_p, tight).ok);
+  // Two queries: q w_p is (2, 100), more numbers than w_p itself.
+  std::string two_queries = local_p;
+  two_queries.replace(two_queries.find(R"("q": [[1]])"), 10, R"("q": [[1], [2]])");
+  attn::EvalOptions few;
+  few.limits.max_elements = 150;
+  CHECK(eval_request(two_queries, few).error_line() ==
+        R"(field "w_p": request too large: tanh(q w_p) (n_q x d_p) would have 200 numbers, more than the limit of 150)");
+}

@@ -282,3 +282,21 @@ TEST_CASE("an exercise on a live experiment waits for cells not measured yet, an
   st = attn::check_exercise(e, DemoInputs{}, fresh);
   CHECK(!st.error.empty());
 }
+
+TEST_CASE("settings are read as the demos validate them: \"3e2\" steps run as 300, and what is refused is not run") {
+  const DemoInputs in = settings({{"steps", "3e2"}, {"seed", "2e0"}, {"distance", "16"}});
+  CHECK(attn::run_demo("train_long_range", in).error.empty());
+  auto ex = attn::make_experiment("train_long_range", in);
+  REQUIRE(ex);
+  CHECK(ex->planned() == 300);
+  // A view setting goes through the same reader.
+  CHECK(ex->set_view_setting("distance", "3.2e1"));
+  CHECK(number(ex->status(), "distance") == 32);
+  CHECK(!ex->set_view_setting("distance", "32abc"));
+  CHECK(!ex->set_view_setting("distance", "1e39"));
+  CHECK(number(ex->status(), "distance") == 32);
+  // The demos refuse what the experiments could not read.
+  CHECK(!attn::run_demo("train_long_range", settings({{"steps", "300abc"}})).error.empty());
+  CHECK(attn::run_demo("train_long_range", settings({{"steps", "1e39"}})).error.find("too large for a float") !=
+        std::string::npos);
+}

@@ -2,6 +2,8 @@
 // with a reason while nothing is lost.
 #include <doctest/doctest.h>
 
+#include <set>
+
 #include "lab/lab_state.h"
 
 using namespace attn;
@@ -154,33 +156,11 @@ TEST_CASE("a quiz's 'after' prose is shown only once the quiz is checked") {
   CHECK(shown_prose(s, "en", {}) == "Before.\nSecond paragraph.");  // no answers known yet
 }
 
-TEST_CASE("corrupt saved state is refused with a reason and leaves the target untouched") {
+TEST_CASE("a saved state that cannot be read at all is refused with a reason and leaves the target untouched") {
   LabState target;
   target.lesson = "keep";
   std::string why;
-  const char* bad[] = {
-      "",
-      "{",
-      "[]",
-      "{\"version\": 3}",
-      "{\"version\": 2, \"answers\": []}",
-      "{\"version\": 2, \"answers\": {\"a/b\": {\"h\": {\"x\": -1}}}}",
-      "{\"version\": 2, \"answers\": {\"a/b\": {\"h\": {\"x\": 1.5}}}}",
-      "{\"version\": 2, \"answers\": {\"a/b\": {\"h\": {\"x\": 1000}}}}",
-      "{\"version\": 2, \"answers\": {\"a/b\": {\"q\": {\"x\": {\"p\": \"1\"}}}}}",
-      "{\"version\": 2, \"answers\": {\"a/b\": {\"q\": {\"x\": {\"p\": 0, \"c\": 1}}}}}",
-      "{\"version\": 2, \"answers\": {\"a/b\": {\"q\": {\"x\": {\"p\": -1, \"c\": true}}}}}",
-      "{\"version\": 2, \"answers\": {\"a/b\": {\"q\": {\"x\": {\"p\": 0, \"c\": true, \"why\": 1}}}}}",
-      "{\"version\": 2, \"answers\": {\"a/b\": {\"q\": {\"x\": 2}}}}",
-      "{\"version\": 2, \"answers\": {\"a/b\": {\"hints\": {}}}}",
-      "{\"version\": 1, \"lang\": \"fr\"}",
-      "{\"version\": 1, \"step\": -1}",
-      "{\"version\": 1, \"edits\": {\"a/b\": {\"m\": {\"q\": [[1, null]]}}}}",
-      "{\"version\": 1, \"edits\": {\"a/b\": {\"m\": {\"q\": [[1], [1, 2]]}}}}",
-      "{\"version\": 1, \"edits\": {\"a/b\": {\"x\": 1}}}",
-      "{\"version\": 1, \"furthest\": {\"a\": \"far\"}}",
-  };
-  for (const char* text : bad) {
+  for (const char* text : {"", "{", "[]", "{\"version\": 3}", "{\"lang\": \"en\"}"}) {
     CAPTURE(text);
     why.clear();
     CHECK_FALSE(lab_state_from_text(text, &target, &why));
@@ -188,6 +168,77 @@ TEST_CASE("corrupt saved state is refused with a reason and leaves the target un
     CHECK(target.lesson == "keep");
   }
   CHECK_FALSE(lab_state_from_text(std::string(kMaxSavedStateBytes + 1, ' '), &target, &why));
+}
+
+TEST_CASE("one bad field of a saved state loses only itself, and says what was dropped") {
+  // Each bad field beside good ones: the good ones load, the bad one is named.
+  const std::string good_edit = "\"a/good\": {\"m\": {\"q\": [[1, 2]]}}";
+  const std::string good_answer = "\"a/good\": {\"h\": {\"x\": 1}}";
+  struct Case {
+    std::string text;
+    std::string dropped;  // a part of the one description expected
+  };
+  const std::string v = "{\"version\": 2, \"lang\": \"zh\", \"furthest\": {\"a\": 3}, ";
+  auto answers = [&](const std::string& bad) { return v + "\"answers\": {" + good_answer + ", \"a/b\": " + bad + "}}"; };
+  auto edits = [&](const std::string& bad) { return v + "\"edits\": {" + good_edit + ", \"a/b\": " + bad + "}}"; };
+  const Case cases[] = {
+      {answers("{\"h\": {\"x\": -1}}"), "answers for 'a/b': hints of 'x'"},
+      {answers("{\"h\": {\"x\": 1.5}}"), "answers for 'a/b'"},
+      {answers("{\"h\": {\"x\": 1000}}"), "answers for 'a/b'"},
+      {answers("{\"q\": {\"x\": {\"p\": \"1\"}}}"), "answers for 'a/b': answer to quiz 'x'"},
+      {answers("{\"q\": {\"x\": {\"p\": 0, \"c\": 1}}}"), "answers for 'a/b'"},
+      {answers("{\"q\": {\"x\": {\"p\": -1, \"c\": true}}}"), "answers for 'a/b'"},
+      {answers("{\"q\": {\"x\": {\"p\": 0, \"c\": true, \"why\": 1}}}"), "answers for 'a/b'"},
+      {answers("{\"q\": {\"x\": 2}}"), "answers for 'a/b'"},
+      {answers("{\"hints\": {}}"), "answers for 'a/b': unexpected field 'hints'"},
+      {edits("{\"m\": {\"q\": [[1, null]]}}"), "edits for 'a/b': matrix 'q': row 0, column 1"},
+      {edits("{\"m\": {\"q\": [[1], [1, 2]]}}"), "edits for 'a/b': matrix 'q': row 1"},
+      {edits("{\"m\": {\"q\": [[1e39]]}}"), "edits for 'a/b': matrix 'q'"},
+      {edits("{\"x\": 1}"), "edits for 'a/b': unexpected field 'x'"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.text);
+    LabState st;
+    std::string why;
+    std::vector<std::string> dropped;
+    REQUIRE(lab_state_from_text(c.text, &st, &why, &dropped));
+    REQUIRE(dropped.size() == 1);
+    CHECK(dropped[0].find(c.dropped) != std::string::npos);
+    CHECK(st.lang == "zh");
+    CHECK(st.furthest.at("a") == 3);
+    CHECK((st.edits.count("a/good") == 1 || st.answers.count("a/good") == 1));
+    CHECK(st.edits.count("a/b") == 0);
+    CHECK(st.answers.count("a/b") == 0);
+    // What loaded saves and loads again whole.
+    std::vector<std::string> again;
+    LabState back;
+    REQUIRE(lab_state_from_text(json::write(lab_state_to_json(st)), &back, &why, &again));
+    CHECK(again.empty());
+  }
+  // The language, the place and one progress entry fall back on their own.
+  LabState st;
+  std::string why;
+  std::vector<std::string> dropped;
+  REQUIRE(lab_state_from_text("{\"version\": 1, \"lang\": \"fr\", \"lesson\": \"a\", \"step\": -1, "
+                              "\"furthest\": {\"a\": \"far\", \"b\": 2}, " + std::string("\"edits\": {") + good_edit + "}}",
+                              &st, &why, &dropped));
+  CHECK(dropped.size() == 3);
+  CHECK(st.lang == "en");
+  CHECK(st.lesson.empty());
+  CHECK(st.step == 0);
+  CHECK(st.furthest.count("a") == 0);
+  CHECK(st.furthest.at("b") == 2);
+  CHECK(st.edits.count("a/good") == 1);
+}
+
+TEST_CASE("the copy of an unreadable state never overwrites an earlier copy") {
+  std::set<std::string> taken;
+  auto exists = [&](const std::string& key) { return taken.count(key) == 1; };
+  CHECK(unreadable_copy_key(exists) == "state-unreadable");
+  taken.insert("state-unreadable");
+  CHECK(unreadable_copy_key(exists) == "state-unreadable-2");
+  for (int i = 2; i <= 5; ++i) taken.insert("state-unreadable-" + std::to_string(i));
+  CHECK(unreadable_copy_key(exists).empty());
 }
 
 TEST_CASE("a loaded state is fitted to the lessons at hand") {
@@ -240,4 +291,78 @@ TEST_CASE("bad or oversized links are refused") {
   CHECK(why == "the link's saved values are damaged");
   CHECK_FALSE(parse_link("#tiny/1/v1." + std::string(5000, 'A'), &p, &why));
   CHECK(why == "the link is too long");
+}
+
+TEST_CASE("a matrix that claims a huge shape is refused before anything is allocated") {
+  // Row 0 holds 200k numbers and 199,999 empty rows follow: under the 1 MiB cap,
+  // but 200k x 200k floats if allocated from the first row's length.
+  const int n = 200000;
+  std::string rows = "[";
+  for (int c = 0; c < n; ++c) rows += c ? ",0" : "0";
+  rows += "]";
+  for (int r = 1; r < n; ++r) rows += ",[]";
+  const std::string text = "{\"version\": 2, \"edits\": {\"a/b\": {\"m\": {\"q\": [" + rows + "]}}}}";
+  REQUIRE(text.size() <= kMaxSavedStateBytes);
+  LabState st;
+  std::string why;
+  std::vector<std::string> dropped;
+  REQUIRE(lab_state_from_text(text, &st, &why, &dropped));
+  REQUIRE(dropped.size() == 1);
+  CHECK(dropped[0].find("'q'") != std::string::npos);
+  CHECK(dropped[0].find("200000 rows, more than 64") != std::string::npos);
+}
+
+TEST_CASE("a state that loads saves and loads again to the same thing; numbers beyond float range are refused") {
+  const std::string head = "{\"version\": 2, \"lang\": \"zh\", \"edits\": {\"a/b\": {\"m\": {\"q\": [[";
+  const std::string tail = ", 0], [0, 1]]}}}}";
+  for (const char* bad : {"1e39", "-1e39", "3.5e38"}) {
+    CAPTURE(bad);
+    LabState st;
+    std::string why;
+    std::vector<std::string> dropped;
+    REQUIRE(lab_state_from_text(head + bad + tail, &st, &why, &dropped));
+    REQUIRE(dropped.size() == 1);
+    CHECK(dropped[0].find("matrix 'q': row 0, column 0 is not a finite number that fits a float") != std::string::npos);
+    CHECK(st.edits.count("a/b") == 0);
+  }
+  for (const char* ok : {"3.4028234663852886e38", "-3.4028235e38", "1e-45", "0.1", "-0"}) {
+    CAPTURE(ok);
+    LabState st;
+    std::string why;
+    REQUIRE(lab_state_from_text(head + ok + tail, &st, &why));
+    const std::string saved = json::write(lab_state_to_json(st));
+    LabState again;
+    REQUIRE_MESSAGE(lab_state_from_text(saved, &again, &why), why);
+    CHECK(json::write(lab_state_to_json(again)) == saved);
+    CHECK(again.edits.at("a/b").mats.at("q") == st.edits.at("a/b").mats.at("q"));
+  }
+  // The same matrix in a share link.
+  ParsedLink p;
+  std::string why;
+  StepEdits e;
+  e.mats["q"] = (Mat(1, 2) << 3.4028234663852886e38f, 1).finished();
+  REQUIRE(parse_link(make_link("tiny", 0, &e), &p, &why));
+  CHECK(p.edits.mats.at("q") == e.mats.at("q"));
+}
+
+TEST_CASE("a link's matrix that does not fit the step is named as ignored, whatever its values") {
+  const Lesson l = tiny_lesson();
+  const LessonStep& s = l.steps[1];
+  const Mat q = demo_defaults(s).mats.at("q");  // 2 x 2
+  StepEdits e;
+  e.mats["q"] = Mat::Constant(1, 1, q(0, 0));  // equal to element (0, 0) only
+  e.mats["k"] = Mat::Zero(16, 16);              // larger than the step's
+  e.mats["v"] = (Mat(2, 2) << 5, 6, 7, 8).finished();
+  e.mats["gone"] = Mat::Zero(2, 2);
+  std::vector<std::string> ignored;
+  const DemoInputs in = inputs_with_edits(s, &e, &ignored);
+  CHECK(ignored == std::vector<std::string>{"gone", "k", "q"});
+  CHECK(in.mats.at("q") == q);
+  CHECK(in.mats.at("v")(1, 1) == 8.0f);
+  // Every edit fits: nothing is ignored.
+  ignored.clear();
+  StepEdits fits;
+  fits.mats["q"] = Mat::Zero(2, 2);
+  inputs_with_edits(s, &fits, &ignored);
+  CHECK(ignored.empty());
 }

@@ -379,8 +379,16 @@ TEST_CASE("mistakes in exercises and quizzes are reported with file and line") {
   CHECK(first_error(with("> 0.6 and", "= 0.6 and")) ==
         "lessons/t.lesson:15: check: 'weights[a, b] = 0.6' needs a comparison: <, <=, > or >=");
   CHECK(first_error(with("answer: 2", "answer: 4")) == "lessons/t.lesson:20: quiz 'p' has 2 options; answer 4 does not exist");
+  // A number a double holds but a float cannot (it would become infinity).
+  CHECK(first_error(with("> 0.6 and", "> 1e39 and")) ==
+        "lessons/t.lesson:15: check: '1e39' is not finite or too large for a float (magnitude below 3.4e+38)");
+  CHECK(first_error(with("text:\n  Words.\n", "temperature: 1e39\ntext:\n  Words.\n")) ==
+        "lessons/t.lesson:10: 'temperature': number is not finite or too large for a float (magnitude below 3.4e+38)");
   CHECK(first_error(with("answer: 2", "answer: two")) ==
-        "lessons/t.lesson:27: answer is the number of the right option, counting from 1");
+        "lessons/t.lesson:27: answer is the number of the right option, counting from 1 (at most 100)");
+  // 2^32 + 1 used to wrap around to option 1 through an int.
+  CHECK(first_error(with("answer: 2", "answer: 4294967297")) ==
+        "lessons/t.lesson:27: answer is the number of the right option, counting from 1 (at most 100)");
   CHECK(first_error(with("hides: weights", "hides: weights, nope")) ==
         "lessons/t.lesson:20: quiz 'p' hides 'nope', which is not a panel of this demo");
   CHECK(first_error(with("solution: q[a] = [0, 3]\n", "")) == "lessons/t.lesson:12: exercise 'e' has no solution");
@@ -484,4 +492,47 @@ TEST_CASE("the README's curriculum table covers A1-A6, B1-B3, C1-C2, D1-D5, E1-E
   REQUIRE(l.steps.size() == 1);
   CHECK(l.steps[0].exercises.size() == 1);
   CHECK(l.steps[0].quizzes.size() == 1);
+}
+
+TEST_CASE("checks and solutions name labels that hold <, >, commas or brackets by quoting them") {
+  auto replaced = [](std::string t, const std::vector<std::pair<std::string, std::string>>& changes) {
+    for (const auto& [from, to] : changes) {
+      const size_t at = t.find(from);
+      REQUIRE(at != std::string::npos);
+      t.replace(at, from.size(), to);
+    }
+    return t;
+  };
+  const std::string text = replaced(kWithExercise, {
+      {"tokens: a | b", "tokens: <eos> | a, b [x]"},
+      {"check: weights[a, b] > 0.6", "check: weights[\"<eos>\", \"a, b [x]\"] > 0.6"},
+      {"solution: q[a] = [0, 3]", "solution: q[\"<eos>\"] = [0, 3]; k[\"a, b [x]\", 0] = 0"},
+  });
+  Lesson l;
+  std::vector<LessonError> errors;
+  REQUIRE(parse_lesson("q.lesson", text, l, errors));
+  REQUIRE_MESSAGE(validate_lesson(l, errors), errors[0].to_string());
+  const Exercise& e = l.steps.at(0).exercises.at(0);
+  REQUIRE(e.check.size() == 2);
+  CHECK(e.check[0].lhs.matrix == "weights");
+  CHECK(e.check[0].lhs.row == "\"<eos>\"");
+  CHECK(e.check[0].lhs.col == "\"a, b [x]\"");
+  CHECK(e.check[0].op == CompareOp::greater);
+  REQUIRE(e.solution.size() == 2);
+  DemoInputs in = demo_defaults(l.steps[0]);
+  const DemoOutputs out = run_demo(l.steps[0].demo, in);
+  CHECK(!exercise_met(e, in, out));
+  std::string why;
+  REQUIRE_MESSAGE(apply_solution(e, out, in, &why), why);
+  CHECK(in.mats.at("q")(0, 1) == 3.0f);
+  CHECK(in.mats.at("k")(1, 0) == 0.0f);
+  CHECK(exercise_met(e, in, run_demo(l.steps[0].demo, in)));
+  // A quoted "1" is a label, never the index 1; an unquoted <eos> is an error, not a misreading.
+  std::vector<Condition> c;
+  REQUIRE(parse_check("weights[\"1\", 0] > 0.5", c, why));
+  CHECK(c[0].lhs.row == "\"1\"");
+  CHECK(first_error(replaced(text, {{"weights[\"<eos>\", \"a, b [x]\"]", "weights[<eos>, \"a, b [x]\"]"}})) ==
+        "lessons/t.lesson:15: check: 'weights[' is neither a number nor a cell like weights[0, 2]");
+  CHECK_FALSE(parse_check("weights[\"<eos>, 0] > 0.5", c, why));  // an unclosed quote
+  CHECK_FALSE(parse_check("weights[\"\", 0] > 0.5", c, why));      // an empty label
 }
