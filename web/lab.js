@@ -83,9 +83,36 @@
   };
 
   // Every question goes through one exported C function: lab_query(name, argJson) -> JSON.
+  // Strings cross on the heap, never on the small wasm stack (ccall's 'string'
+  // copies onto the stack, and a few MB there overwrite the lab's memory), and
+  // their length is checked first.
+  const kMaxArgChars = 4 * 1024 * 1024;
+  function heapString(s) {
+    const n = Module.lengthBytesUTF8(s) + 1, p = Module._malloc(n);
+    if (!p) throw new Error('out of memory');
+    Module.stringToUTF8(s, p, n);
+    return p;
+  }
   function ask(name, arg) {
-    const text = Module.ccall('lab_query', 'number', ['string', 'string'], [name, JSON.stringify(arg ?? null)]);
-    return JSON.parse(Module.UTF8ToString(text));
+    const json = JSON.stringify(arg ?? null) ?? 'null';
+    if (json.length > kMaxArgChars) {
+      pageErrors.push(`${name}: the request is too long (${json.length} characters, at most ${kMaxArgChars})`);
+      return null;
+    }
+    const n = heapString(String(name)), a = heapString(json);
+    try {
+      return JSON.parse(Module.UTF8ToString(Module._lab_query(n, a)));
+    } finally {
+      Module._free(n);
+      Module._free(a);
+    }
+  }
+  // A link from the address bar: length first (the lab takes at most a few KB),
+  // then a decoding that cannot throw; what does not decode is passed as it is
+  // and refused by the link parser with a notice.
+  function fragmentOf(hash) {
+    const raw = String(hash || '').replace(/^#/, '').slice(0, 16384);
+    try { return decodeURIComponent(raw); } catch (e) { return raw; }
   }
 
   window.attnlab = {
@@ -113,7 +140,7 @@
   };
   // Following a link typed into the address bar, without reloading.
   window.addEventListener('hashchange', () => {
-    if (Module.calledRun) ask('link', { fragment: decodeURIComponent(location.hash.replace(/^#/, '')) });
+    if (Module.calledRun) ask('link', { fragment: fragmentOf(location.hash) });
   });
   window.addEventListener('error', (e) => pageErrors.push(String(e.message)));
 })();

@@ -174,6 +174,11 @@ bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,
   auto fail = [&](int line, std::string msg) { errors.push_back({std::string(file), line, std::move(msg)}); };
   out = Lesson{};
   out.file = std::string(file);
+  if (text.size() > kMaxLessonBytes) {
+    fail(0, "the lesson file is too large (" + std::to_string(text.size()) + " bytes, at most " +
+                std::to_string(kMaxLessonBytes) + ")");
+    return false;
+  }
 
   LocalText* block = nullptr;  // the prose block being filled by indented lines
   std::string block_lang;

@@ -72,6 +72,8 @@ constexpr int kMaxMatrixDim = 64;
 // at most kMaxMatrixDim x kMaxMatrixDim, finite numbers of magnitude at most 1e6. On failure sets `why`.
 bool parse_matrix_value(std::string_view s, Mat& out, std::string& why);
 
+// The largest lesson file read (the biggest shipped lesson is about 40 KB).
+constexpr std::size_t kMaxLessonBytes = 1u << 20;
 // Parses one lesson file. On failure returns false and appends to `errors`
 // (the lesson is then not usable; the caller keeps going with the others).
 bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,

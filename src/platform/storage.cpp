@@ -23,8 +23,12 @@ EM_JS(int, lab_storage_set, (const char* key, const char* value), {
   try { window.localStorage.setItem("attnlab." + UTF8ToString(key), UTF8ToString(value)); return 1; }
   catch (e) { return 0; }
 });
+// The fragment is hostile: its length is cut first (a link longer than the lab
+// accepts still reads as too long), and text that does not decode (a stray '%')
+// is passed on as it is, for the link parser to refuse with a notice.
 EM_JS(char*, lab_get_fragment, (), {
-  const v = decodeURIComponent((window.location.hash || "").replace(/^#/, ""));
+  let v = (window.location.hash || "").replace(/^#/, "").slice(0, 16384);
+  try { v = decodeURIComponent(v); } catch (e) {}
   const n = lengthBytesUTF8(v) + 1, p = _malloc(n);
   stringToUTF8(v, p, n);
   return p;

@@ -266,6 +266,9 @@ TEST_CASE("malformed lessons are reported with file and line") {
   CHECK(first_error(with("q: [[1, 0], [0, 1]]", "q: [[1, 0], [0, 1e9]]")) ==
         "lessons/t.lesson:9: 'q': expected a row of finite numbers like [1, 2]");
   CHECK(first_error("") == "lessons/t.lesson: empty lesson file");
+  CHECK(first_error(std::string(kGood) + std::string(kMaxLessonBytes, '#')) ==
+        "lessons/t.lesson: the lesson file is too large (" + std::to_string(std::string(kGood).size() + kMaxLessonBytes) +
+            " bytes, at most 1048576)");
   CHECK(first_error("lesson: x\ntitle: X\n") == "lessons/t.lesson: lesson has no steps");
 }
 
