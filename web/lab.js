@@ -7,6 +7,8 @@
   const text = document.getElementById('loading-text');
   const bar = document.getElementById('loading-bar');
   const pageErrors = [];
+  // No browser menu over the canvas (it was an inline handler; the page's policy allows none).
+  document.getElementById('canvas').addEventListener('contextmenu', (e) => e.preventDefault());
 
   function fail(message) {
     pageErrors.push(String(message));
