@@ -133,14 +133,14 @@ float InductionModel::train_step(const std::vector<data::InductionSequence>& set
 }
 
 // ---------------------------------------------------------------- 5 evaluation and inspection
-InductionEval InductionModel::evaluate(const std::vector<data::InductionSequence>& set, int half_length,
+InductionEval InductionModel::evaluate(const std::vector<data::InductionSequence>& set,
                                        const InductionEdits* edits) const {
   double loss[3] = {0.0, 0.0, 0.0};
   int right[3] = {0, 0, 0}, count[3] = {0, 0, 0};
   for (const data::InductionSequence& s : set) {
     Trace tr;
     forward(s.tokens, edits, tr);
-    const int n = int(s.tokens.size()), V = desc_.vocab;
+    const int n = int(s.tokens.size()), V = desc_.vocab, half_length = s.half_length();
     for (int j = 1; j < n; ++j) {  // target j, predicted from row j - 1
       const float* z = &tr.logits(j - 1, 0);
       const int y = s.tokens[size_t(j)];
@@ -217,7 +217,7 @@ float induction_score(const Mat& P, const std::vector<int>& tokens, int half_len
 }
 
 HeadScores head_scores(const InductionModel& model, const std::vector<data::InductionSequence>& set,
-                       int half_length, const InductionEdits* edits) {
+                       const InductionEdits* edits) {
   const int layers = model.desc().layers, heads = model.desc().heads;
   HeadScores s{Mat::Zero(layers, heads), Mat::Zero(layers, heads)};
   if (set.empty()) return s;
@@ -226,7 +226,7 @@ HeadScores head_scores(const InductionModel& model, const std::vector<data::Indu
     for (int l = 0; l < int(w.size()); ++l)
       for (int h = 0; h < int(w[size_t(l)].size()); ++h) {
         s.previous_token(l, h) += previous_token_score(w[size_t(l)][size_t(h)]);
-        s.induction(l, h) += induction_score(w[size_t(l)][size_t(h)], seq.tokens, half_length);
+        s.induction(l, h) += induction_score(w[size_t(l)][size_t(h)], seq.tokens, seq.half_length());
       }
   }
   s.previous_token /= float(set.size());

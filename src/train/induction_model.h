@@ -39,8 +39,8 @@ struct InductionModelDesc {
   int max_length = 16;   // rows of the position table (sequences of 2L <= this)
   int d_model = 32;      // residual stream width d
   int layers = 2;
-  int heads = 4;         // per layer
-  int head_size = 8;     // d_h
+  int heads = 2;         // per layer
+  int head_size = 16;    // d_h (heads * d_h = d_model)
   OptimizerDesc optimizer = {OptimizerKind::adam, 0.01f, 0.0f, 0.9f, 0.999f, 1e-8f, 1.0f};
   uint64_t seed = 1;
 };
@@ -79,9 +79,8 @@ class InductionModel {
              const InductionEdits* edits = nullptr) const;
   float train_step(const std::vector<data::InductionSequence>& set, const std::vector<int>& batch);
 
-  // Sequences of 2 * half_length tokens; loss and accuracy (argmax) per half.
-  InductionEval evaluate(const std::vector<data::InductionSequence>& set, int half_length,
-                         const InductionEdits* edits = nullptr) const;
+  // Loss and accuracy (argmax) per half; each sequence's L is half its length.
+  InductionEval evaluate(const std::vector<data::InductionSequence>& set, const InductionEdits* edits = nullptr) const;
   // logits (n, V): row i scores the token after position i.
   Mat logits(const std::vector<int>& tokens, const InductionEdits* edits = nullptr) const;
   // The predicted next token after each position (argmax of each logits row).
@@ -119,12 +118,13 @@ float previous_token_score(const Mat& P);
 // of P(i, k+1) over k < i with tokens[k] == tokens[i].
 float induction_score(const Mat& P, const std::vector<int>& tokens, int half_length);
 
-// Both scores per head, averaged over a set of sequences: (layers, heads) each.
+// Both scores per head, averaged over a set of sequences (each with L = half
+// its length): (layers, heads) each.
 struct HeadScores {
   Mat previous_token;
   Mat induction;
 };
 HeadScores head_scores(const InductionModel& model, const std::vector<data::InductionSequence>& set,
-                       int half_length, const InductionEdits* edits = nullptr);
+                       const InductionEdits* edits = nullptr);
 
 }  // namespace attn::train

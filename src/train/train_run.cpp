@@ -128,6 +128,7 @@ TrainRun::TrainRun(const RunDesc& desc) : desc_(desc) {
   } else if (k == RunKind::induction) {
     data::InductionDesc id;
     id.half_length = desc.half_length;
+    id.min_half_length = std::max(1, desc.half_length / 2);  // L varies: position alone cannot find the repeat
     id.vocab = 16;
     id.distinct_first_half = true;  // every repeated token has one earlier occurrence
     id.train_count = 4096;
@@ -137,6 +138,10 @@ TrainRun::TrainRun(const RunDesc& desc) : desc_(desc) {
     InductionModelDesc d;
     d.vocab = induction_data_.desc.vocab;
     d.max_length = 2 * induction_data_.desc.half_length;
+    if (desc.heads > 0) {
+      d.heads = desc.heads;
+      d.head_size = std::max(1, d.d_model / desc.heads);
+    }
     d.seed = desc.seed;
     if (desc.learning_rate > 0.0f) d.optimizer.lr = desc.learning_rate;
     induction_ = std::make_unique<InductionModel>(d);
@@ -226,7 +231,7 @@ EvalResult TrainRun::evaluate_range(int begin, int end) const {
     ev.count = g.count;
   } else if (induction_) {
     const auto part = slice(induction_data_.test, begin, end);
-    if (!part.empty()) ev = induction_->evaluate(part, induction_data_.desc.half_length).repeated_half;
+    if (!part.empty()) ev = induction_->evaluate(part).repeated_half;
   }
   return ev;
 }

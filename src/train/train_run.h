@@ -63,7 +63,8 @@ struct RunDesc {
   float learning_rate = 0.0f; // 0: the model's default
   int distance = 16;          // long-range task: k
   data::Language language = data::Language::both;  // sentiment / BiRNN data
-  int half_length = 8;        // induction task: L (sequences of 2L tokens, V = 16)
+  int half_length = 8;        // induction task: longest L (sequences of 2L tokens, V = 16)
+  int heads = 0;              // induction model: heads per layer (0: its default)
 };
 
 class TrainRun {
