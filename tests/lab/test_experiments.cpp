@@ -45,7 +45,7 @@ const attn::json::Value& run_status(const attn::json::Value& status, size_t i) {
 
 TEST_CASE("every experiment demo previews through the registry without training") {
   for (const char* name : {"train_translation", "train_long_range", "train_pooling", "train_sentiment",
-                           "train_hard_attention", "timing"}) {
+                           "train_hard_attention", "train_induction", "timing"}) {
     CAPTURE(name);
     CHECK(attn::is_experiment_demo(name));
     const attn::DemoOutputs out = attn::run_demo(name, DemoInputs{});
@@ -254,4 +254,31 @@ TEST_CASE("translation side by side: what the lesson says happens within the 300
   CHECK(last_eval == 300);
   CHECK(without_last > 0.88);
   CHECK(without_last < 0.95);
+}
+
+TEST_CASE("train_induction: the repeated half drops below the first, and switching the induction head off undoes it") {
+  // The page's interface: frames of work, exact evaluations every 25 steps.
+  auto ex = attn::make_experiment("train_induction", settings({{"steps", "300"}}));
+  REQUIRE(ex);
+  while (!ex->done()) ex->advance(20.0);
+  const attn::json::Value s = ex->status();
+  const double first = number(s, "firstHalfLoss"), repeated = number(s, "repeatedHalfLoss");
+  const std::string head = s.find("bestInductionHead")->as_string();
+  MESSAGE("300 steps in " << ex->work_ms() << " ms of work: first-half loss " << first << ", repeated-half loss "
+                          << repeated << ", best induction head " << head << " (score " << number(s, "bestInductionScore")
+                          << ")");
+  CHECK(repeated < 0.5 * first);
+  CHECK(number(s, "bestInductionScore") > 0.5);
+  CHECK(head[0] == '2');  // in layer 2
+  // Switching it off is a view setting: no restart, same weights, loss up at once.
+  REQUIRE(ex->set_view_setting("ablate", head));
+  const attn::json::Value a = ex->status();
+  CHECK(number(a, "steps") == 300);
+  MESSAGE("with head " << head << " off: repeated-half loss " << number(a, "ablatedRepeatedHalfLoss"));
+  CHECK(number(a, "ablatedRepeatedHalfLoss") > 3.0 * repeated);
+  const attn::DemoOutputs out = ex->view();
+  for (const std::string id : {"halves", "scores", "head_1_0", "head_2_1", "predictions", "set_ablate", "set_example"})
+    CHECK_MESSAGE(has_panel(out, id), id);
+  REQUIRE(ex->set_view_setting("ablate", "none"));
+  CHECK(ex->status().find("ablatedRepeatedHalfLoss") == nullptr);
 }
