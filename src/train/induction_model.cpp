@@ -7,7 +7,6 @@
 #include "train/induction_model.h"
 
 #include <algorithm>
-#include <stdexcept>
 #include <string>
 
 #include "train/kernels.h"
@@ -67,11 +66,10 @@ struct InductionModel::Trace {
 
 void InductionModel::forward(const std::vector<int>& tokens, const InductionEdits* edits, Trace& tr) const {
   const int n = int(tokens.size()), d = desc_.d_model;
-  if (n > desc_.max_length) throw std::invalid_argument("induction model: sequence longer than max_length");
   tr.X.assign(layers_.size() + 1, Mat());
   tr.att.assign(layers_.size(), SelfAttentionTrace());
   embed_.forward(tokens, tr.X[0]);
-  for (int i = 0; i < n; ++i) axpy(1.0f, &pos_.value(i, 0), &tr.X[0](i, 0), d);
+  for (int i = 0; i < n; ++i) axpy(1.0f, &pos_.value(position_row(i), 0), &tr.X[0](i, 0), d);
   for (size_t l = 0; l < layers_.size(); ++l) {
     self_attention_forward(layers_[l], tr.X[l], tr.att[l], edits ? edits->of(int(l)) : nullptr);
     tr.X[l + 1] = tr.X[l];
@@ -93,25 +91,44 @@ double InductionModel::sequence_loss(const Mat& logits, const std::vector<int>& 
 // ---------------------------------------------------------------- 4 training
 float InductionModel::forward_backward(const std::vector<data::InductionSequence>& set,
                                        const std::vector<int>& batch, const InductionEdits* edits) {
+  begin_step();
+  accumulate(set, batch, 0, int(batch.size()), edits);
+  return batch.empty() ? 0.0f : float(part_total_ / double(batch.size()));
+}
+
+void InductionModel::begin_step() {
   zero_grads(params());
-  return mean_over_batch(batch, [&](int b, float scale) {
-    const std::vector<int>& tokens = set[size_t(b)].tokens;
+  part_total_ = 0.0;
+}
+
+void InductionModel::accumulate(const std::vector<data::InductionSequence>& set, const std::vector<int>& batch,
+                                int begin, int end, const InductionEdits* edits) {
+  if (batch.empty()) return;
+  const float scale = 1.0f / float(batch.size());
+  for (int k = std::max(0, begin); k < std::min(end, int(batch.size())); ++k) {
+    const std::vector<int>& tokens = set[size_t(batch[size_t(k)])].tokens;
     const int n = int(tokens.size()), d = desc_.d_model;
-    if (n < 2) return 0.0;
+    if (n < 2) continue;
     Trace tr;
     forward(tokens, edits, tr);
     const float per_target = 1.0f / float(n - 1);
     Mat dlogits, dX, dA;
-    const double l = sequence_loss(tr.logits, tokens, scale * per_target, &dlogits);
+    part_total_ += sequence_loss(tr.logits, tokens, scale * per_target, &dlogits) * double(per_target);
     unembed_.backward(tr.X.back(), dlogits, &dX);
-    for (size_t l1 = layers_.size(); l1-- > 0;) {
-      self_attention_backward(layers_[l1], tr.att[l1], dX, dA);
+    for (size_t l = layers_.size(); l-- > 0;) {
+      self_attention_backward(layers_[l], tr.att[l], dX, dA);
       dX += dA;  // the residual passes dX through unchanged
     }
-    for (int i = 0; i < n; ++i) axpy(1.0f, &dX(i, 0), &pos_.grad(i, 0), d);
+    for (int i = 0; i < n; ++i) axpy(1.0f, &dX(i, 0), &pos_.grad(position_row(i), 0), d);
     embed_.backward(tokens, dX);
-    return l * double(per_target);
-  });
+  }
+}
+
+float InductionModel::finish_step(const std::vector<int>& batch) {
+  const float l = batch.empty() ? 0.0f : float(part_total_ / double(batch.size()));
+  optimizer.step(params());
+  ++steps_;
+  return l;
 }
 
 float InductionModel::loss(const std::vector<data::InductionSequence>& set, const std::vector<int>& batch,
@@ -126,10 +143,8 @@ float InductionModel::loss(const std::vector<data::InductionSequence>& set, cons
 }
 
 float InductionModel::train_step(const std::vector<data::InductionSequence>& set, const std::vector<int>& batch) {
-  const float l = forward_backward(set, batch);
-  optimizer.step(params());
-  ++steps_;
-  return l;
+  forward_backward(set, batch);
+  return finish_step(batch);
 }
 
 // ---------------------------------------------------------------- 5 evaluation and inspection

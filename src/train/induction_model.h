@@ -36,7 +36,8 @@ namespace attn::train {
 // ---------------------------------------------------------------- 1 description and edits
 struct InductionModelDesc {
   int vocab = 16;        // V token ids
-  int max_length = 16;   // rows of the position table (sequences of 2L <= this)
+  int max_length = 16;   // rows of the position table (sequences of 2L <= this;
+                         // positions beyond it share the last row)
   int d_model = 32;      // residual stream width d
   int layers = 2;
   int heads = 2;         // per layer
@@ -78,6 +79,14 @@ class InductionModel {
   float loss(const std::vector<data::InductionSequence>& set, const std::vector<int>& batch,
              const InductionEdits* edits = nullptr) const;
   float train_step(const std::vector<data::InductionSequence>& set, const std::vector<int>& batch);
+  // The same step in parts, so a page can spread it over frames: begin_step(),
+  // accumulate() over consecutive ranges [begin, end) of the batch, then
+  // finish_step(), which updates the weights and returns the mean loss -- bit
+  // for bit those of train_step().
+  void begin_step();
+  void accumulate(const std::vector<data::InductionSequence>& set, const std::vector<int>& batch, int begin, int end,
+                  const InductionEdits* edits = nullptr);
+  float finish_step(const std::vector<int>& batch);
 
   // Loss and accuracy (argmax) per half; each sequence's L is half its length.
   InductionEval evaluate(const std::vector<data::InductionSequence>& set, const InductionEdits* edits = nullptr) const;
@@ -98,10 +107,12 @@ class InductionModel {
   void forward(const std::vector<int>& tokens, const InductionEdits* edits, Trace& tr) const;
   // Sum of the per-target losses of one sequence, each target's gradient
   // scaled by `scale` into dlogits when it is not null.
+  int position_row(int i) const { return i < desc_.max_length ? i : desc_.max_length - 1; }
   static double sequence_loss(const Mat& logits, const std::vector<int>& tokens, float scale, Mat* dlogits);
 
   InductionModelDesc desc_;
   long steps_ = 0;
+  double part_total_ = 0.0;  // per-sequence losses accumulated in this step
   Embedding embed_;
   Param pos_;  // (max_length, d)
   std::vector<SelfAttentionLayer> layers_;

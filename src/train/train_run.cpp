@@ -164,20 +164,22 @@ float TrainRun::step() {
 }
 
 bool TrainRun::step_part(int max_examples) {
-  if (!long_range_) {
+  if (!long_range_ && !induction_) {
     step();
     return true;
   }
   if (part_batch_.empty()) {
     part_batch_ = order_.next();
     part_pos_ = 0;
-    long_range_->begin_step();
+    if (long_range_) long_range_->begin_step();
+    else induction_->begin_step();
   }
   const int end = std::min(int(part_batch_.size()), part_pos_ + std::max(1, max_examples));
-  long_range_->accumulate(long_range_data_.train, part_batch_, part_pos_, end);
+  if (long_range_) long_range_->accumulate(long_range_data_.train, part_batch_, part_pos_, end);
+  else induction_->accumulate(induction_data_.train, part_batch_, part_pos_, end);
   part_pos_ = end;
   if (part_pos_ < int(part_batch_.size())) return false;
-  losses_.push_back(long_range_->finish_step(part_batch_));
+  losses_.push_back(long_range_ ? long_range_->finish_step(part_batch_) : induction_->finish_step(part_batch_));
   part_batch_.clear();
   return true;
 }

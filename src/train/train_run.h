@@ -77,8 +77,9 @@ class TrainRun {
   // each call works through at most max_examples of the batch (the first call
   // draws it), and the call that finishes it updates the weights and returns
   // true (its loss is then losses().back()). Losses and weights are exactly those
-  // of step(). Only the long-range classifiers, whose steps are the slow ones,
-  // split; the other models take the whole step in the first call.
+  // of step(). Only the long-range classifiers and the induction model, whose
+  // steps are the slow ones, split; the other models take the whole step in the
+  // first call.
   bool step_part(int max_examples);
   // True between the first and the last call of a step taken in parts.
   bool mid_step() const { return !part_batch_.empty(); }

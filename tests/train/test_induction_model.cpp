@@ -98,6 +98,8 @@ TEST_CASE("induction model: causal weights, head scale 0 removes a head's term, 
   const Mat z = m.logits(tokens, &row);
   CHECK(z.topRows(3) == a.topRows(3));
   CHECK(z.row(3) != a.row(3));
+  // A prompt longer than the position table still gives one prediction per token.
+  CHECK(m.predictions({1, 2, 3, 4, 0, 1, 2, 3}).size() == 8);
   // An all-zero row becomes uniform.
   InductionEdits zero;
   zero.override_row(0, 0, 2, {0.0f});

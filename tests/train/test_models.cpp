@@ -352,7 +352,7 @@ TEST_CASE("determinism: the same seed gives bitwise-identical loss curves; anoth
 
 TEST_CASE("determinism: a step taken in parts gives exactly the losses and weights of a whole step") {
   for (RunKind kind : {RunKind::long_range_rnn, RunKind::long_range_lstm, RunKind::long_range_attention,
-                       RunKind::translation_dot}) {
+                       RunKind::induction, RunKind::translation_dot}) {
     for (int part : {1, 3, 16, 1000}) {
       CAPTURE(std::string(run_kind_name(kind)));
       CAPTURE(part);
