@@ -803,6 +803,7 @@ class InductionExperiment : public TrainingExperiment {
     first_curve_.push_back(first_partial_.loss);
     repeated_curve_.push_back(tracks()[0].last.loss);
     curve_x_.push_back(float(steps()));
+    if (phase_at_ < 0 && repeated_curve_.back() < 0.5f * first_curve_.back()) phase_at_ = steps();
     if (scored_ > 0) scores_ = {score_sum_.previous_token / float(scored_), score_sum_.induction / float(scored_)};
     kept_now_ = tracks()[0].last;
     if (ablating()) ablated_now_ = ablated_partial_;
@@ -877,6 +878,8 @@ class InductionExperiment : public TrainingExperiment {
     s.set("bestInductionHead", std::to_string(bl + 1) + "." + std::to_string(bh));
     s.set("bestInductionScore", best);
     s.set("ablate", ablate_);
+    // The first evaluation with the repeated half below half the first half's loss (-1: not yet).
+    s.set("inductionPhaseAt", phase_at_);
     if (ablating()) s.set("ablatedRepeatedHalfLoss", ablated_now_.loss);
   }
 
@@ -935,6 +938,7 @@ class InductionExperiment : public TrainingExperiment {
   train::EvalResult first_partial_, ablated_partial_, ablated_now_, kept_now_;
   train::HeadScores score_sum_, scores_;
   int scored_ = 0;
+  long phase_at_ = -1;
   std::vector<float> first_curve_, repeated_curve_, curve_x_;
 };
 

@@ -268,6 +268,9 @@ TEST_CASE("train_induction: the repeated half drops below the first, and switchi
                           << repeated << ", best induction head " << head << " (score " << number(s, "bestInductionScore")
                           << ")");
   CHECK(repeated < 0.5 * first);
+  MESSAGE("induction phase (repeated half below half the first half) at step " << number(s, "inductionPhaseAt"));
+  CHECK(number(s, "inductionPhaseAt") > 0);
+  CHECK(number(s, "inductionPhaseAt") <= 200);
   CHECK(number(s, "bestInductionScore") > 0.5);
   CHECK(head[0] == '2');  // in layer 2
   // Switching it off is a view setting: no restart, same weights, loss up at once.
