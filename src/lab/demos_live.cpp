@@ -45,7 +45,8 @@ void add_live_demos(std::vector<DemoEntry>& r) {
                check_nothing, run_hard_attention});
   r.push_back({"train_induction",
                training_params("600", {number_param("example", 0, 29, true, "0"),
-                                       choice_param("ablate", {"none", "1.0", "1.1", "2.0", "2.1"}, "none")}),
+                                       choice_param("ablate", {"none", "1.0", "1.1", "2.0", "2.1"}, "none"),
+                                       number_param("redirect", -1, 15, true, "-1")}),
                check_nothing, run_induction});
   r.push_back({"timing", {choice_param("d", {"16", "32", "64"}, "32")}, check_nothing, run_timing});
 }

@@ -755,9 +755,14 @@ class InductionExperiment : public TrainingExperiment {
     set_budget(setting_or(in, "steps", 600), 25);
     set_view_setting("example", text_or(in, "example", "0"));
     set_view_setting("ablate", text_or(in, "ablate", "none"));
+    set_view_setting("redirect", text_or(in, "redirect", "-1"));
   }
 
   bool set_view_setting(const std::string& name, const std::string& value) override {
+    if (name == "redirect") {
+      redirect_ = std::max(-1, std::atoi(value.c_str()));
+      return true;
+    }
     if (name != "ablate") return TrainingExperiment::set_view_setting(name, value);
     ablate_ = value;
     edits_ = train::InductionEdits();
@@ -821,6 +826,10 @@ class InductionExperiment : public TrainingExperiment {
       }
     out.panels.push_back(demo_impl::choice_panel("ablate", tr("Switch one head off (no retraining)", "关掉一个头（不重新训练）"),
                                                  options, labels));
+    out.panels.push_back(demo_impl::slider_panel("redirect",
+                                                 tr("Point the best induction head's last query at position k (-1: off)",
+                                                    "把最好的归纳头的最后一个查询指向位置 k（-1：不改）"),
+                                                 -1.0f, 15.0f, 1.0f));
   }
 
   void add_panels(DemoOutputs& out) const override {
@@ -871,6 +880,14 @@ class InductionExperiment : public TrainingExperiment {
   }
 
   void add_status(Value& s) const override {
+    if (const data::InductionSequence* seq = sequence()) {
+      if (const Redirect r = redirect(seq); r.row >= 0) {
+        s.set("redirectRow", r.row);
+        s.set("redirectKey", r.key);
+        s.set("redirectedPrediction", model().predictions(seq->tokens, &r.edits)[size_t(r.row)]);
+        s.set("tokenAtKey", seq->tokens[size_t(r.key)]);
+      }
+    }
     s.set("firstHalfLoss", first_curve_.empty() ? 0.0f : first_curve_.back());
     s.set("repeatedHalfLoss", repeated_curve_.empty() ? 0.0f : repeated_curve_.back());
     int bl = 0, bh = 0;
@@ -885,6 +902,27 @@ class InductionExperiment : public TrainingExperiment {
 
  private:
   bool ablating() const { return ablate_l_ >= 0; }
+
+  // The row override of the redirect slider: the head with the best induction
+  // score, the last query of the shown sequence, all weight on position
+  // min(k, query); on top of any switched-off head. row < 0: none.
+  struct Redirect {
+    int layer = 0, head = 0, row = -1, key = 0;
+    train::InductionEdits edits;
+  };
+  Redirect redirect(const data::InductionSequence* s) const {
+    Redirect r;
+    if (!s || redirect_ < 0 || s->tokens.size() < 2) return r;
+    if (scores_.induction.size()) scores_.induction.maxCoeff(&r.layer, &r.head);
+    else r.layer = model().desc().layers - 1;
+    r.row = int(s->tokens.size()) - 2;
+    r.key = std::min(redirect_, r.row);
+    std::vector<float> w(size_t(r.row) + 1, 0.0f);
+    w[size_t(r.key)] = 1.0f;
+    r.edits = ablating() ? edits_ : train::InductionEdits();
+    r.edits.override_row(r.layer, r.head, r.row, w);
+    return r;
+  }
   const train::InductionModel& model() const { return *static_cast<const train::TrainRun&>(*tracks()[0].run).induction(); }
   const std::vector<data::InductionSequence>& test() const { return tracks()[0].run->induction_data().test; }
   std::vector<data::InductionSequence> slice(int begin, int end) const {
@@ -922,6 +960,19 @@ class InductionExperiment : public TrainingExperiment {
                zh + "：每个重复词元之后 " + next + "（对 " + score + "）");
     };
     line(nullptr, "Predicted", "预测");
+    if (const Redirect r = redirect(s); r.row >= 0) {
+      const std::vector<int> before = model().predictions(s->tokens, ablating() ? &edits_ : nullptr);
+      const std::vector<int> after = model().predictions(s->tokens, &r.edits);
+      const std::string head = std::to_string(r.layer + 1) + "." + std::to_string(r.head);
+      const std::string pos = std::to_string(r.key), row = std::to_string(r.row);
+      const std::string follows = std::string(1, char('A' + s->tokens[size_t(r.key)]));
+      const std::string was = std::string(1, char('A' + before[size_t(r.row)]));
+      const std::string now = std::string(1, char('A' + after[size_t(r.row)]));
+      add_line(t, "Head " + head + ", query " + row + ": all weight on position " + pos + " (letter " + follows +
+                      "). Prediction after position " + row + ": " + was + " -> " + now,
+               "头 " + head + "，查询 " + row + "：全部权重放在位置 " + pos + "（字母 " + follows + "）。位置 " + row +
+                   " 之后的预测：" + was + " -> " + now);
+    }
     if (ablating()) {
       line(&edits_, "With head " + ablate_ + " off", "关掉头 " + ablate_ + " 后");
       add_line(t, "Repeated-half loss over the held-out set: " + fmt(kept_now_.loss, 3) + ", with head " + ablate_ +
@@ -934,6 +985,7 @@ class InductionExperiment : public TrainingExperiment {
 
   std::string ablate_ = "none";
   int ablate_l_ = -1, ablate_h_ = -1;
+  int redirect_ = -1;
   train::InductionEdits edits_;
   train::EvalResult first_partial_, ablated_partial_, ablated_now_, kept_now_;
   train::HeadScores score_sum_, scores_;

@@ -284,4 +284,13 @@ TEST_CASE("train_induction: the repeated half drops below the first, and switchi
     CHECK_MESSAGE(has_panel(out, id), id);
   REQUIRE(ex->set_view_setting("ablate", "none"));
   CHECK(ex->status().find("ablatedRepeatedHalfLoss") == nullptr);
+  // Redirect the induction head's last query of the shown sequence onto position
+  // 2: the prediction becomes the letter there (what the head reads is what it copies).
+  CHECK(ex->status().find("redirectRow") == nullptr);
+  REQUIRE(ex->set_view_setting("redirect", "2"));
+  const attn::json::Value r = ex->status();
+  CHECK(number(r, "redirectKey") == 2);
+  MESSAGE("redirected row " << number(r, "redirectRow") << " onto position 2: predicts " << number(r, "redirectedPrediction")
+                            << ", token there " << number(r, "tokenAtKey"));
+  CHECK(number(r, "redirectedPrediction") == number(r, "tokenAtKey"));
 }
