@@ -168,7 +168,7 @@ TEST_CASE("convergence: an induction head forms, carries the repeated half, and 
   InductionEdits ablate;
   ablate.scale_head(best_l, best_h, 0.0f);
   const InductionEval ablated = m.evaluate(test, &ablate);
-  MESSAGE(kSteps << " steps (" << kSteps / seconds << " steps/s natively, batch 32), induction phase by step " << phase
+  MESSAGE(kSteps << " steps (" << kSteps / seconds << " steps/s on this machine and build, batch 32), induction phase by step " << phase
                  << "; held-out loss first half " << ev.first_half.loss << ", repeated half " << ev.repeated_half.loss
                  << " (accuracy " << ev.repeated_half.accuracy << "); best induction head: layer " << best_l + 1
                  << " head " << best_h << ", score " << scores.induction(best_l, best_h)
