@@ -15,6 +15,7 @@ namespace {
 InductionDesc clamped(const InductionDesc& desc) {
   InductionDesc d = desc;
   d.half_length = std::max(1, desc.half_length);
+  d.min_half_length = desc.min_half_length > 0 && desc.min_half_length < d.half_length ? desc.min_half_length : 0;
   d.vocab = std::max(2, desc.vocab);
   d.train_count = std::max(0, desc.train_count);
   d.test_count = std::max(0, desc.test_count);
@@ -25,7 +26,9 @@ InductionDesc clamped(const InductionDesc& desc) {
 }  // namespace
 
 InductionSequence draw_induction_sequence(Rng& rng, const InductionDesc& desc) {
-  const int L = desc.half_length, V = desc.vocab;
+  const int V = desc.vocab;
+  int L = desc.half_length;
+  if (desc.min_half_length > 0) L = desc.min_half_length + int(rng.below(uint32_t(L - desc.min_half_length + 1)));
   InductionSequence s;
   s.tokens.resize(size_t(2 * L));
   if (desc.distinct_first_half) {

@@ -27,6 +27,11 @@ namespace attn::data {
 // ---------------------------------------------------------------- 1 description
 struct InductionDesc {
   int half_length = 16;  // L >= 1 tokens per half; sequences are 2L long
+  // > 0 and < half_length: each sequence draws its own L uniformly from
+  // min_half_length .. half_length (so the repeat starts at a varying position
+  // and a model cannot find the earlier occurrence by position alone; it must
+  // look the current token up). 0 (or >= half_length): every L = half_length.
+  int min_half_length = 0;
   int vocab = 16;        // V >= 2 token ids, 0 .. V-1
   // true: the first half never repeats a token, so every token of the second
   // half has exactly one earlier occurrence to look up. Needs V >= L (ignored,
@@ -39,6 +44,7 @@ struct InductionDesc {
 
 struct InductionSequence {
   std::vector<int> tokens;  // (2L) ids; tokens[L + i] == tokens[i]
+  int half_length() const { return int(tokens.size()) / 2; }  // L
 };
 
 struct InductionData {
@@ -48,7 +54,8 @@ struct InductionData {
 
 // ---------------------------------------------------------------- 2 generation
 // One sequence from `rng` (desc must already be clamped, as make_induction's
-// returned desc is): for a model trained on fresh sequences every step.
+// returned desc is): for a model trained on fresh sequences every step. With a
+// varying L, L is drawn first, then the tokens.
 InductionSequence draw_induction_sequence(Rng& rng, const InductionDesc& desc);
 
 // Deterministic in desc: the train and then the test set, drawn from one

@@ -15,6 +15,7 @@ DemoOutputs run_long_range(const DemoInputs& in) { return preview("train_long_ra
 DemoOutputs run_pooling(const DemoInputs& in) { return preview("train_pooling", in); }
 DemoOutputs run_sentiment(const DemoInputs& in) { return preview("train_sentiment", in); }
 DemoOutputs run_hard_attention(const DemoInputs& in) { return preview("train_hard_attention", in); }
+DemoOutputs run_induction(const DemoInputs& in) { return preview("train_induction", in); }
 DemoOutputs run_timing(const DemoInputs& in) { return preview("timing", in); }
 
 // Every training experiment: its seed, its step budget, and (where it has one)
@@ -42,6 +43,11 @@ void add_live_demos(std::vector<DemoEntry>& r) {
                check_nothing, run_sentiment});
   r.push_back({"train_hard_attention", training_params("600", {number_param("example", 0, 29, true, "0")}),
                check_nothing, run_hard_attention});
+  r.push_back({"train_induction",
+               training_params("600", {number_param("example", 0, 29, true, "0"),
+                                       choice_param("ablate", {"none", "1.0", "1.1", "2.0", "2.1"}, "none"),
+                                       number_param("redirect", -1, 15, true, "-1")}),
+               check_nothing, run_induction});
   r.push_back({"timing", {choice_param("d", {"16", "32", "64"}, "32")}, check_nothing, run_timing});
 }
 

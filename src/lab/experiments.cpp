@@ -3,7 +3,8 @@
 // Sections: 1 clock and helpers, 2 TrainingExperiment (lockstep training,
 // chunked evaluation, curves, progress), 3 train_translation (C1, C2),
 // 4 train_long_range (E1, E4), 5 train_pooling (E2), 6 train_sentiment (G),
-// 7 train_hard_attention (B2), 8 timing (D5), 9 the factory.
+// 7 train_hard_attention (B2), 7b train_induction (D4, issue 15), 8 timing (D5),
+// 9 the factory.
 #include "lab/experiments.h"
 
 #include <algorithm>
@@ -231,6 +232,10 @@ class TrainingExperiment : public Experiment {
   // Hooks for each experiment.
   virtual void on_prepared() {}
   virtual void on_evaluated() {}  // every track has a fresh `last`
+  // Called with each chunk [begin, end) of held-out examples as the tracks
+  // evaluate it (begin 0 starts a new evaluation), for experiments that measure
+  // more than loss and accuracy over the same exact pass.
+  virtual void on_eval_chunk(int /*begin*/, int /*end*/) {}
   virtual void add_controls(DemoOutputs&) const {}
   virtual void add_panels(DemoOutputs&) const {}
   virtual void add_status(Value&) const {}
@@ -301,6 +306,7 @@ class TrainingExperiment : public Experiment {
       if (eval_pos_ == 0) t.partial = {};
       t.partial = train::combine_eval(t.partial, t.run->evaluate_range(eval_pos_, eval_pos_ + kChunk));
     }
+    on_eval_chunk(eval_pos_, eval_pos_ + kChunk);
     eval_pos_ += kChunk;
     if (eval_pos_ < heldout_size()) return;
     for (Track& t : tracks_) {
@@ -739,6 +745,258 @@ class HardAttentionExperiment : public TrainingExperiment {
   }
 };
 
+// ---------------------------------------------------------------- 7b train_induction
+// A two-layer attention-only decoder learns to continue repeated random tokens:
+// the loss on the repeated half drops once a layer-1 head looks at the previous
+// token and a layer-2 head at the token after the earlier occurrence of the
+// current one. Every head's pattern, its scores, and a head switched off
+// without retraining.
+class InductionExperiment : public TrainingExperiment {
+ public:
+  explicit InductionExperiment(const DemoInputs& in) {
+    add_track("induction model", "归纳模型", train::RunKind::induction, seeded(in));
+    set_budget(setting_or(in, "steps", 600), 25);
+    set_view_setting("example", text_or(in, "example", "0"));
+    set_view_setting("ablate", text_or(in, "ablate", "none"));
+    set_view_setting("redirect", text_or(in, "redirect", "-1"));
+  }
+
+  bool set_view_setting(const std::string& name, const std::string& value) override {
+    if (name == "redirect") {
+      redirect_ = std::max(-1, std::atoi(value.c_str()));
+      return true;
+    }
+    if (name != "ablate") return TrainingExperiment::set_view_setting(name, value);
+    ablate_ = value;
+    edits_ = train::InductionEdits();
+    ablate_l_ = ablate_h_ = -1;
+    if (value.size() == 3 && value[1] == '.') {
+      ablate_l_ = value[0] - '1';
+      ablate_h_ = value[2] - '0';
+      edits_.scale_head(ablate_l_, ablate_h_, 0.0f);
+    }
+    // At once, over the whole held-out set: the edit needs no retraining.
+    ablated_now_ = {};
+    if (prepared() && ablating()) {
+      kept_now_ = model().evaluate(test()).repeated_half;  // the same weights, unedited
+      ablated_now_ = model().evaluate(test(), &edits_).repeated_half;
+    }
+    return true;
+  }
+
+ protected:
+  LocalText accuracy_name() const override { return tr("repeated-half accuracy", "重复半段准确率"); }
+
+  void on_eval_chunk(int begin, int end) override {
+    if (begin == 0) {
+      first_partial_ = ablated_partial_ = {};
+      score_sum_ = train::HeadScores{};
+      scored_ = 0;
+    }
+    const std::vector<data::InductionSequence> part = slice(begin, end);
+    if (part.empty()) return;
+    first_partial_ = train::combine_eval(first_partial_, model().evaluate(part).first_half);
+    if (ablating()) ablated_partial_ = train::combine_eval(ablated_partial_, model().evaluate(part, &edits_).repeated_half);
+    const train::HeadScores hs = train::head_scores(model(), part);
+    const float w = float(part.size());
+    if (scored_ == 0) score_sum_ = {hs.previous_token * w, hs.induction * w};
+    else {
+      score_sum_.previous_token += hs.previous_token * w;
+      score_sum_.induction += hs.induction * w;
+    }
+    scored_ += int(part.size());
+  }
+
+  void on_evaluated() override {
+    first_curve_.push_back(first_partial_.loss);
+    repeated_curve_.push_back(tracks()[0].last.loss);
+    curve_x_.push_back(float(steps()));
+    if (phase_at_ < 0 && repeated_curve_.back() < 0.5f * first_curve_.back()) phase_at_ = steps();
+    if (scored_ > 0) scores_ = {score_sum_.previous_token / float(scored_), score_sum_.induction / float(scored_)};
+    kept_now_ = tracks()[0].last;
+    if (ablating()) ablated_now_ = ablated_partial_;
+  }
+
+  void add_controls(DemoOutputs& out) const override {
+    std::vector<std::string> options = {"none"};
+    std::vector<LocalText> labels = {tr("none", "无")};
+    const train::InductionModelDesc d;
+    for (int l = 0; l < d.layers; ++l)
+      for (int h = 0; h < d.heads; ++h) {
+        options.push_back(std::to_string(l + 1) + "." + std::to_string(h));
+        labels.push_back(tr("layer " + std::to_string(l + 1) + ", head " + std::to_string(h),
+                            "第 " + std::to_string(l + 1) + " 层，头 " + std::to_string(h)));
+      }
+    out.panels.push_back(demo_impl::choice_panel("ablate", tr("Switch one head off (no retraining)", "关掉一个头（不重新训练）"),
+                                                 options, labels));
+    out.panels.push_back(demo_impl::slider_panel("redirect",
+                                                 tr("Point the best induction head's last query at position k (-1: off)",
+                                                    "把最好的归纳头的最后一个查询指向位置 k（-1：不改）"),
+                                                 -1.0f, 15.0f, 1.0f));
+  }
+
+  void add_panels(DemoOutputs& out) const override {
+    out.mats["half_loss"] = series_matrix({first_curve_, repeated_curve_});
+    out.mats["half_steps"] = row_matrix(curve_x_);
+    out.panels.push_back(demo_impl::lines_panel("halves", "half_loss", "half_steps",
+                                                tr("Held-out loss: first half against repeated half", "留出集损失：前半段与重复的后半段"),
+                                                {"first half", "repeated half"},
+                                                tr("x: training step; y: next-token loss (chance is about ln 16 = 2.77)",
+                                                   "横轴：训练步数；纵轴：下一个词元的损失（随机猜约为 ln 16 = 2.77）")));
+    const train::InductionModelDesc d;
+    std::vector<std::string> head_names;
+    for (int l = 0; l < d.layers; ++l)
+      for (int h = 0; h < d.heads; ++h) head_names.push_back(std::to_string(l + 1) + "." + std::to_string(h));
+    Mat bars = Mat::Zero(Eigen::Index(head_names.size()), 2);
+    for (int l = 0; l < int(scores_.induction.rows()); ++l)
+      for (int h = 0; h < int(scores_.induction.cols()); ++h) {
+        bars(l * d.heads + h, 0) = scores_.induction(l, h);
+        bars(l * d.heads + h, 1) = scores_.previous_token(l, h);
+      }
+    out.mats["head_scores"] = bars;
+    out.panels.push_back(demo_impl::bars_panel("scores", "head_scores",
+                                               tr("Per head (layer.head): induction score and previous-token score",
+                                                  "每个头（层.头）：归纳分数与前一词元分数"),
+                                               head_names, {"induction", "previous token"}));
+    // Every head's weights for one held-out sequence (with the switched-off head's edit).
+    const data::InductionSequence* s = sequence();
+    std::vector<std::string> labels = {"…"};
+    std::vector<std::vector<Mat>> w;
+    if (s) {
+      labels.clear();
+      for (size_t i = 0; i < s->tokens.size(); ++i) labels.push_back(std::string(1, char('A' + s->tokens[i])) + std::to_string(i));
+      w = model().attention(s->tokens, ablating() ? &edits_ : nullptr);
+    }
+    for (int l = 0; l < d.layers; ++l)
+      for (int h = 0; h < d.heads; ++h) {
+        const std::string key = "head_" + std::to_string(l + 1) + "_" + std::to_string(h);
+        out.mats[key] = s ? w[size_t(l)][size_t(h)] : Mat(Mat::Zero(1, 1));
+        out.panels.push_back(demo_impl::heatmap_panel(key, key,
+                                                      tr("Layer " + std::to_string(l + 1) + ", head " + std::to_string(h) +
+                                                             ": one row per query (causal)",
+                                                         "第 " + std::to_string(l + 1) + " 层，头 " + std::to_string(h) + "：每个查询一行（因果）"),
+                                                      labels, labels, true));
+      }
+    out.panels.push_back(demo_impl::note_panel("predictions", tr("Next-token predictions for this sequence", "这个序列的下一个词元预测"),
+                                               predictions_text(s)));
+    out.panels.push_back(demo_impl::slider_panel("example", tr("Held-out sequence", "留出集序列"), 0.0f, 29.0f, 1.0f));
+  }
+
+  void add_status(Value& s) const override {
+    if (const data::InductionSequence* seq = sequence()) {
+      if (const Redirect r = redirect(seq); r.row >= 0) {
+        s.set("redirectRow", r.row);
+        s.set("redirectKey", r.key);
+        s.set("redirectedPrediction", model().predictions(seq->tokens, &r.edits)[size_t(r.row)]);
+        s.set("tokenAtKey", seq->tokens[size_t(r.key)]);
+      }
+    }
+    s.set("firstHalfLoss", first_curve_.empty() ? 0.0f : first_curve_.back());
+    s.set("repeatedHalfLoss", repeated_curve_.empty() ? 0.0f : repeated_curve_.back());
+    int bl = 0, bh = 0;
+    const float best = scores_.induction.size() ? scores_.induction.maxCoeff(&bl, &bh) : 0.0f;
+    s.set("bestInductionHead", std::to_string(bl + 1) + "." + std::to_string(bh));
+    s.set("bestInductionScore", best);
+    s.set("ablate", ablate_);
+    // The first evaluation with the repeated half below half the first half's loss (-1: not yet).
+    s.set("inductionPhaseAt", phase_at_);
+    if (ablating()) s.set("ablatedRepeatedHalfLoss", ablated_now_.loss);
+  }
+
+ private:
+  bool ablating() const { return ablate_l_ >= 0; }
+
+  // The row override of the redirect slider: the head with the best induction
+  // score, the last query of the shown sequence, all weight on position
+  // min(k, query); on top of any switched-off head. row < 0: none.
+  struct Redirect {
+    int layer = 0, head = 0, row = -1, key = 0;
+    train::InductionEdits edits;
+  };
+  Redirect redirect(const data::InductionSequence* s) const {
+    Redirect r;
+    if (!s || redirect_ < 0 || s->tokens.size() < 2) return r;
+    if (scores_.induction.size()) scores_.induction.maxCoeff(&r.layer, &r.head);
+    else r.layer = model().desc().layers - 1;
+    r.row = int(s->tokens.size()) - 2;
+    r.key = std::min(redirect_, r.row);
+    std::vector<float> w(size_t(r.row) + 1, 0.0f);
+    w[size_t(r.key)] = 1.0f;
+    r.edits = ablating() ? edits_ : train::InductionEdits();
+    r.edits.override_row(r.layer, r.head, r.row, w);
+    return r;
+  }
+  const train::InductionModel& model() const { return *static_cast<const train::TrainRun&>(*tracks()[0].run).induction(); }
+  const std::vector<data::InductionSequence>& test() const { return tracks()[0].run->induction_data().test; }
+  std::vector<data::InductionSequence> slice(int begin, int end) const {
+    const auto& t = test();
+    begin = std::clamp(begin, 0, int(t.size()));
+    end = std::clamp(end, begin, int(t.size()));
+    return std::vector<data::InductionSequence>(t.begin() + begin, t.begin() + end);
+  }
+  const data::InductionSequence* sequence() const {
+    if (!prepared() || test().empty()) return nullptr;
+    return &test()[size_t(example()) % test().size()];
+  }
+
+  LocalText predictions_text(const data::InductionSequence* s) const {
+    LocalText t;
+    if (!s) {
+      add_line(t, "The predictions appear once the model is built.", "模型建好后显示预测。");
+      return t;
+    }
+    auto letters = [](const std::vector<int>& ids, size_t from, size_t to) {
+      std::string out;
+      for (size_t i = from; i < to && i < ids.size(); ++i) out += std::string(out.empty() ? "" : " ") + char('A' + ids[i]);
+      return out;
+    };
+    const int L = s->half_length(), n = int(s->tokens.size());
+    add_line(t, "Tokens: " + letters(s->tokens, 0, size_t(L)) + " | " + letters(s->tokens, size_t(L), size_t(n)),
+             "词元：" + letters(s->tokens, 0, size_t(L)) + " | " + letters(s->tokens, size_t(L), size_t(n)));
+    auto line = [&](const train::InductionEdits* e, const std::string& en, const std::string& zh) {
+      const std::vector<int> p = model().predictions(s->tokens, e);
+      int right = 0;
+      for (int i = L; i + 1 < n; ++i) right += p[size_t(i)] == s->tokens[size_t(i) + 1];
+      const std::string next = letters(p, size_t(L), size_t(n - 1));
+      const std::string score = std::to_string(right) + " / " + std::to_string(n - 1 - L);
+      add_line(t, en + ": after each repeated token " + next + " (" + score + " right)",
+               zh + "：每个重复词元之后 " + next + "（对 " + score + "）");
+    };
+    line(nullptr, "Predicted", "预测");
+    if (const Redirect r = redirect(s); r.row >= 0) {
+      const std::vector<int> before = model().predictions(s->tokens, ablating() ? &edits_ : nullptr);
+      const std::vector<int> after = model().predictions(s->tokens, &r.edits);
+      const std::string head = std::to_string(r.layer + 1) + "." + std::to_string(r.head);
+      const std::string pos = std::to_string(r.key), row = std::to_string(r.row);
+      const std::string follows = std::string(1, char('A' + s->tokens[size_t(r.key)]));
+      const std::string was = std::string(1, char('A' + before[size_t(r.row)]));
+      const std::string now = std::string(1, char('A' + after[size_t(r.row)]));
+      add_line(t, "Head " + head + ", query " + row + ": all weight on position " + pos + " (letter " + follows +
+                      "). Prediction after position " + row + ": " + was + " -> " + now,
+               "头 " + head + "，查询 " + row + "：全部权重放在位置 " + pos + "（字母 " + follows + "）。位置 " + row +
+                   " 之后的预测：" + was + " -> " + now);
+    }
+    if (ablating()) {
+      line(&edits_, "With head " + ablate_ + " off", "关掉头 " + ablate_ + " 后");
+      add_line(t, "Repeated-half loss over the held-out set: " + fmt(kept_now_.loss, 3) + ", with head " + ablate_ +
+                      " off " + fmt(ablated_now_.loss, 3),
+               "留出集上重复半段的损失：" + fmt(kept_now_.loss, 3) + "，关掉头 " + ablate_ + " 后 " +
+                   fmt(ablated_now_.loss, 3));
+    }
+    return t;
+  }
+
+  std::string ablate_ = "none";
+  int ablate_l_ = -1, ablate_h_ = -1;
+  int redirect_ = -1;
+  train::InductionEdits edits_;
+  train::EvalResult first_partial_, ablated_partial_, ablated_now_, kept_now_;
+  train::HeadScores score_sum_, scores_;
+  int scored_ = 0;
+  long phase_at_ = -1;
+  std::vector<float> first_curve_, repeated_curve_, curve_x_;
+};
+
 // ---------------------------------------------------------------- 8 timing
 // RNN steps against attention (SIMD and one-lane kernels), timed here, one
 // sequence length per unit of work.
@@ -856,6 +1114,7 @@ std::unique_ptr<Experiment> make_experiment(const std::string& demo, const DemoI
   if (demo == "train_pooling") return std::make_unique<PoolingExperiment>(in);
   if (demo == "train_sentiment") return std::make_unique<SentimentExperiment>(in);
   if (demo == "train_hard_attention") return std::make_unique<HardAttentionExperiment>(in);
+  if (demo == "train_induction") return std::make_unique<InductionExperiment>(in);
   if (demo == "timing") return std::make_unique<TimingExperiment>(in);
   return nullptr;
 }

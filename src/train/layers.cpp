@@ -302,10 +302,29 @@ void SelfAttentionLayer::collect(ParamList& out) {
   if (output_projection) out.push_back(&W_O);
 }
 
-void self_attention_forward(const SelfAttentionLayer& layer, const Mat& X, SelfAttentionTrace& tr) {
+namespace {
+// The weights of an overridden row: `wanted` over the first m keys, negative
+// entries as 0, renormalised (uniform when nothing is left).
+void override_row(const std::vector<float>& wanted, int m, float* p) {
+  double total = 0.0;
+  for (int j = 0; j < m; ++j) {
+    p[j] = j < int(wanted.size()) ? std::max(0.0f, wanted[size_t(j)]) : 0.0f;
+    total += p[j];
+  }
+  for (int j = 0; j < m; ++j) p[j] = total > 0.0 ? float(p[j] / total) : 1.0f / float(m);
+}
+
+float head_scale_of(const std::vector<float>& scale, int h) { return h < int(scale.size()) ? scale[size_t(h)] : 1.0f; }
+}  // namespace
+
+void self_attention_forward(const SelfAttentionLayer& layer, const Mat& X, SelfAttentionTrace& tr,
+                            const AttentionEdits* edits) {
   const int n = int(X.rows()), dh = layer.d_head;
   const float scale = 1.0f / std::sqrt(float(dh));  // keeps score variance ~1 as d_h grows
   tr.X = X;
+  tr.head_scale = edits ? edits->head_scale : std::vector<float>();
+  tr.fixed_head = edits && edits->row >= 0 && edits->row < n ? edits->row_head : -1;
+  tr.fixed_row = tr.fixed_head >= 0 ? edits->row : -1;
   matmul(X, layer.W_Q.value, tr.Q);
   matmul(X, layer.W_K.value, tr.K);
   matmul(X, layer.W_V.value, tr.V);
@@ -314,12 +333,20 @@ void self_attention_forward(const SelfAttentionLayer& layer, const Mat& X, SelfA
   std::vector<float> s(n);
   for (int h = 0; h < layer.heads; ++h) {
     const int off = h * dh;
+    const float hs = head_scale_of(tr.head_scale, h);
     Mat& P = tr.P[h];
-    P.resize(n, n);
+    P.setZero(n, n);
     for (int i = 0; i < n; ++i) {
-      for (int j = 0; j < n; ++j) s[j] = dot(&tr.Q(i, off), &tr.K(j, off), dh) * scale;  // scores (n)
-      softmax_row(s.data(), n, &P(i, 0));
-      for (int j = 0; j < n; ++j) axpy(P(i, j), &tr.V(j, off), &tr.concat(i, off), dh);  // Z_h row i
+      const int m = layer.causal ? i + 1 : n;  // visible keys
+      if (h == tr.fixed_head && i == tr.fixed_row) {
+        override_row(edits->row_weights, m, &P(i, 0));
+      } else {
+        for (int j = 0; j < m; ++j) s[j] = dot(&tr.Q(i, off), &tr.K(j, off), dh) * scale;  // scores
+        softmax_row(s.data(), m, &P(i, 0));
+      }
+      for (int j = 0; j < m; ++j) axpy(P(i, j), &tr.V(j, off), &tr.concat(i, off), dh);  // Z_h row i
+      if (hs != 1.0f)
+        for (int c = 0; c < dh; ++c) tr.concat(i, off + c) *= hs;
     }
   }
   if (layer.output_projection)
@@ -342,14 +369,20 @@ void self_attention_backward(SelfAttentionLayer& layer, const SelfAttentionTrace
   std::vector<float> dp(n), ds(n);
   for (int h = 0; h < layer.heads; ++h) {
     const int off = h * dh;
+    const float hs = head_scale_of(tr.head_scale, h);
+    if (hs != 1.0f)  // dZ_h = scale * d(scaled Z_h)
+      for (int i = 0; i < n; ++i)
+        for (int c = 0; c < dh; ++c) dconcat(i, off + c) *= hs;
     const Mat& P = tr.P[h];
     for (int i = 0; i < n; ++i) {
-      for (int j = 0; j < n; ++j) {
+      const int m = layer.causal ? i + 1 : n;
+      for (int j = 0; j < m; ++j) {
         dp[j] = dot(&dconcat(i, off), &tr.V(j, off), dh);  // dL/dP(i, j)
         axpy(P(i, j), &dconcat(i, off), &dV(j, off), dh);  // dV_j += P_ij dZ_i
       }
-      softmax_row_backward(&P(i, 0), dp.data(), n, ds.data());
-      for (int j = 0; j < n; ++j) {
+      if (h == tr.fixed_head && i == tr.fixed_row) continue;  // fixed weights: no score gradient
+      softmax_row_backward(&P(i, 0), dp.data(), m, ds.data());
+      for (int j = 0; j < m; ++j) {
         const float g = ds[j] * scale;
         axpy(g, &tr.K(j, off), &dQ(i, off), dh);
         axpy(g, &tr.Q(i, off), &dK(j, off), dh);

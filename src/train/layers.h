@@ -136,9 +136,12 @@ void recurrent_backward(RecurrentLayer& layer, const RecurrentTrace& tr, const M
 //           Z_t = P_t V_t                               (n, d_h)
 //   concat = [Z_0 | ... | Z_{h-1}]                      (n, h*d_h)
 //   out = concat W_O      (n, d_out)   or out = concat when there is no W_O
+// Causal (a decoder): query i sees keys 0..i only -- the softmax runs over those
+// i + 1 scores and P(i, j > i) = 0, exactly as if the later scores were -inf.
 struct SelfAttentionLayer {
   int d_model = 0, heads = 1, d_head = 0;
   bool output_projection = true;
+  bool causal = false;
   Param W_Q, W_K, W_V;  // (d_model, h*d_h)
   Param W_O;            // (h*d_h, d_out) when output_projection
 
@@ -146,15 +149,33 @@ struct SelfAttentionLayer {
   void collect(ParamList& out);
 };
 
+// Edits of a trained layer's heads, applied in the forward pass without
+// retraining (the backward pass follows them too):
+//   head_scale[t]  multiplies head t's output Z_t (0 ablates the head, 1 keeps
+//                  it; missing entries are 1);
+//   row override   head row_head's weights in row `row` become row_weights
+//                  (negative entries count as 0, then renormalised to sum 1 over
+//                  the visible keys; all zero gives the uniform row). That row
+//                  no longer depends on Q and K, so its score gradient is 0.
+struct AttentionEdits {
+  std::vector<float> head_scale;
+  int row_head = -1;  // < 0: no override
+  int row = -1;
+  std::vector<float> row_weights;
+};
+
 struct SelfAttentionTrace {
   Mat X;                // (n, d_model)
   Mat Q, K, V;          // (n, h*d_h)
   std::vector<Mat> P;   // h x (n, n) attention weights, rows sum to 1
-  Mat concat;           // (n, h*d_h)
+  Mat concat;           // (n, h*d_h) head outputs, each times its head_scale
   Mat out;              // (n, d_out)
+  std::vector<float> head_scale;  // as applied (empty: all 1)
+  int fixed_head = -1, fixed_row = -1;  // the overridden row, if any
 };
 
-void self_attention_forward(const SelfAttentionLayer& layer, const Mat& X, SelfAttentionTrace& tr);
+void self_attention_forward(const SelfAttentionLayer& layer, const Mat& X, SelfAttentionTrace& tr,
+                            const AttentionEdits* edits = nullptr);
 // dOut (n, d_out). Adds weight gradients; writes dX (n, d_model).
 void self_attention_backward(SelfAttentionLayer& layer, const SelfAttentionTrace& tr, const Mat& dOut,
                              Mat& dX);

@@ -15,12 +15,13 @@ const RunKind kAllKinds[] = {
     RunKind::long_range_gru,     RunKind::long_range_attention, RunKind::sentiment,
     RunKind::birnn_attention,    RunKind::birnn_average,        RunKind::glimpse_soft,
     RunKind::glimpse_hard_argmax, RunKind::glimpse_reinforce,   RunKind::glimpse_gumbel,
+    RunKind::induction,
 };
 
 bool is_translation(RunKind k) { return k <= RunKind::translation_dot; }
 bool is_long_range(RunKind k) { return k >= RunKind::long_range_rnn && k <= RunKind::long_range_attention; }
 bool is_birnn(RunKind k) { return k == RunKind::birnn_attention || k == RunKind::birnn_average; }
-bool is_glimpse(RunKind k) { return k >= RunKind::glimpse_soft; }
+bool is_glimpse(RunKind k) { return k >= RunKind::glimpse_soft && k <= RunKind::glimpse_gumbel; }
 }  // namespace
 
 const char* run_kind_name(RunKind kind) {
@@ -40,6 +41,7 @@ const char* run_kind_name(RunKind kind) {
     case RunKind::glimpse_hard_argmax: return "glimpse_hard_argmax";
     case RunKind::glimpse_reinforce: return "glimpse_reinforce";
     case RunKind::glimpse_gumbel: return "glimpse_gumbel";
+    case RunKind::induction: return "induction";
   }
   return "?";
 }
@@ -123,6 +125,27 @@ TrainRun::TrainRun(const RunDesc& desc) : desc_(desc) {
     if (desc.learning_rate > 0.0f) d.optimizer.lr = desc.learning_rate;
     glimpse_ = std::make_unique<GlimpseModel>(d);
     order_.reset(int(patch_data_.train.size()), batch, order_seed);
+  } else if (k == RunKind::induction) {
+    data::InductionDesc id;
+    id.half_length = desc.half_length;
+    id.min_half_length = std::max(1, desc.half_length / 2);  // L varies: position alone cannot find the repeat
+    id.vocab = 16;
+    id.distinct_first_half = true;  // every repeated token has one earlier occurrence
+    id.train_count = 4096;
+    id.test_count = 200;
+    id.seed = desc.data_seed;
+    induction_data_ = data::make_induction(id);
+    InductionModelDesc d;
+    d.vocab = induction_data_.desc.vocab;
+    d.max_length = 2 * induction_data_.desc.half_length;
+    if (desc.heads > 0) {
+      d.heads = desc.heads;
+      d.head_size = std::max(1, d.d_model / desc.heads);
+    }
+    d.seed = desc.seed;
+    if (desc.learning_rate > 0.0f) d.optimizer.lr = desc.learning_rate;
+    induction_ = std::make_unique<InductionModel>(d);
+    order_.reset(int(induction_data_.train.size()), batch, order_seed);
   }
 }
 
@@ -135,25 +158,28 @@ float TrainRun::step() {
   else if (sentiment_) l = sentiment_->train_step(sentiment_data_.train, batch);
   else if (birnn_) l = birnn_->train_step(sentiment_data_.train, batch);
   else if (glimpse_) l = glimpse_->train_step(patch_data_.train, batch);
+  else if (induction_) l = induction_->train_step(induction_data_.train, batch);
   losses_.push_back(l);
   return l;
 }
 
 bool TrainRun::step_part(int max_examples) {
-  if (!long_range_) {
+  if (!long_range_ && !induction_) {
     step();
     return true;
   }
   if (part_batch_.empty()) {
     part_batch_ = order_.next();
     part_pos_ = 0;
-    long_range_->begin_step();
+    if (long_range_) long_range_->begin_step();
+    else induction_->begin_step();
   }
   const int end = std::min(int(part_batch_.size()), part_pos_ + std::max(1, max_examples));
-  long_range_->accumulate(long_range_data_.train, part_batch_, part_pos_, end);
+  if (long_range_) long_range_->accumulate(long_range_data_.train, part_batch_, part_pos_, end);
+  else induction_->accumulate(induction_data_.train, part_batch_, part_pos_, end);
   part_pos_ = end;
   if (part_pos_ < int(part_batch_.size())) return false;
-  losses_.push_back(long_range_->finish_step(part_batch_));
+  losses_.push_back(long_range_ ? long_range_->finish_step(part_batch_) : induction_->finish_step(part_batch_));
   part_batch_.clear();
   return true;
 }
@@ -169,6 +195,7 @@ int TrainRun::heldout_size() const {
   if (long_range_) return int(long_range_data_.test.size());
   if (sentiment_ || birnn_) return int(sentiment_data_.test.size());
   if (glimpse_) return int(patch_data_.test.size());
+  if (induction_) return int(induction_data_.test.size());
   return 0;
 }
 
@@ -204,6 +231,9 @@ EvalResult TrainRun::evaluate_range(int begin, int end) const {
     ev.loss = g.loss;
     ev.accuracy = g.accuracy;
     ev.count = g.count;
+  } else if (induction_) {
+    const auto part = slice(induction_data_.test, begin, end);
+    if (!part.empty()) ev = induction_->evaluate(part).repeated_half;
   }
   return ev;
 }
@@ -224,6 +254,7 @@ long TrainRun::parameter_count() {
   if (sentiment_) return count_values(sentiment_->params());
   if (birnn_) return count_values(birnn_->params());
   if (glimpse_) return count_values(glimpse_->params());
+  if (induction_) return count_values(induction_->params());
   return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "data/induction.h"
 #include "data/long_range.h"
 #include "data/patches.h"
 #include "data/sentiment.h"
@@ -22,6 +23,7 @@
 #include "train/batch.h"
 #include "train/birnn_classifier.h"
 #include "train/glimpse.h"
+#include "train/induction_model.h"
 #include "train/model_common.h"
 #include "train/sentiment_model.h"
 #include "train/seq2seq.h"
@@ -46,6 +48,7 @@ enum class RunKind {
   glimpse_hard_argmax,   // hard attention, plain backprop (the scorer cannot learn)
   glimpse_reinforce,     // hard attention, REINFORCE with a baseline
   glimpse_gumbel,        // hard attention, Gumbel-softmax relaxation
+  induction,             // two-layer attention-only decoder, next token of repeated sequences
 };
 
 const char* run_kind_name(RunKind kind);  // "translation_additive", ...
@@ -60,6 +63,8 @@ struct RunDesc {
   float learning_rate = 0.0f; // 0: the model's default
   int distance = 16;          // long-range task: k
   data::Language language = data::Language::both;  // sentiment / BiRNN data
+  int half_length = 8;        // induction task: longest L (sequences of 2L tokens, V = 16)
+  int heads = 0;              // induction model: heads per layer (0: its default)
 };
 
 class TrainRun {
@@ -72,14 +77,16 @@ class TrainRun {
   // each call works through at most max_examples of the batch (the first call
   // draws it), and the call that finishes it updates the weights and returns
   // true (its loss is then losses().back()). Losses and weights are exactly those
-  // of step(). Only the long-range classifiers, whose steps are the slow ones,
-  // split; the other models take the whole step in the first call.
+  // of step(). Only the long-range classifiers and the induction model, whose
+  // steps are the slow ones, split; the other models take the whole step in the
+  // first call.
   bool step_part(int max_examples);
   // True between the first and the last call of a step taken in parts.
   bool mid_step() const { return !part_batch_.empty(); }
   // Steps until budget_ms milliseconds are used (at least one, at most max_steps).
   int run_for(double budget_ms, int max_steps = 1 << 30);
-  // Loss and accuracy on the held-out split (translation: greedy token accuracy).
+  // Loss and accuracy on the held-out split (translation: greedy token accuracy;
+  // induction: next-token loss and accuracy on the repeated-half targets).
   EvalResult evaluate() const;
   // The same over held-out examples [begin, end) only, so a page can spread one
   // evaluation over several frames; results over consecutive ranges combine with
@@ -100,14 +107,17 @@ class TrainRun {
   SentimentModel* sentiment() { return sentiment_.get(); }
   BiRnnClassifier* birnn() { return birnn_.get(); }
   GlimpseModel* glimpse() { return glimpse_.get(); }
+  InductionModel* induction() { return induction_.get(); }
   const Seq2SeqModel* translation() const { return translation_.get(); }
   const SentimentModel* sentiment() const { return sentiment_.get(); }
   const BiRnnClassifier* birnn() const { return birnn_.get(); }
   const GlimpseModel* glimpse() const { return glimpse_.get(); }
+  const InductionModel* induction() const { return induction_.get(); }
   const data::TranslationCorpus& translation_data() const { return corpus_; }
   const data::LongRangeData& long_range_data() const { return long_range_data_; }
   const data::SentimentData& sentiment_data() const { return sentiment_data_; }
   const data::PatchData& patch_data() const { return patch_data_; }
+  const data::InductionData& induction_data() const { return induction_data_; }
 
  private:
   RunDesc desc_;
@@ -119,11 +129,13 @@ class TrainRun {
   data::LongRangeData long_range_data_;
   data::SentimentData sentiment_data_;
   data::PatchData patch_data_;
+  data::InductionData induction_data_;
   std::unique_ptr<Seq2SeqModel> translation_;
   std::unique_ptr<SequenceClassifier> long_range_;
   std::unique_ptr<SentimentModel> sentiment_;
   std::unique_ptr<BiRnnClassifier> birnn_;
   std::unique_ptr<GlimpseModel> glimpse_;
+  std::unique_ptr<InductionModel> induction_;
 };
 
 // Count-weighted mean of two partial evaluations.

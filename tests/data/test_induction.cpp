@@ -123,3 +123,31 @@ TEST_CASE("induction data: sizes are clamped and targets split into first half, 
   CHECK(first == std::vector<int>{1, 2, 3});
   CHECK(repeated == std::vector<int>{5, 6, 7});  // j = 4 copies token 0, which only position can tell
 }
+
+TEST_CASE("induction data: min_half_length gives each sequence its own L, every L in range occurring") {
+  InductionDesc desc;
+  desc.half_length = 8;
+  desc.min_half_length = 4;
+  desc.vocab = 16;
+  desc.distinct_first_half = true;
+  desc.train_count = 200;
+  desc.test_count = 0;
+  const InductionData data = make_induction(desc);
+  CHECK(data.desc.min_half_length == 4);
+  std::set<int> lengths;
+  for (const InductionSequence& s : data.train) {
+    const int L = s.half_length();
+    REQUIRE(int(s.tokens.size()) == 2 * L);
+    CHECK(L >= 4);
+    CHECK(L <= 8);
+    lengths.insert(L);
+    for (int i = 0; i < L; ++i) CHECK(s.tokens[size_t(L + i)] == s.tokens[size_t(i)]);
+    CHECK(std::set<int>(s.tokens.begin(), s.tokens.begin() + L).size() == size_t(L));
+  }
+  CHECK(lengths == std::set<int>{4, 5, 6, 7, 8});
+  // Out of range (>= half_length), it is off: every sequence is 2 * half_length long.
+  desc.min_half_length = 8;
+  const InductionData fixed = make_induction(desc);
+  CHECK(fixed.desc.min_half_length == 0);
+  for (const InductionSequence& s : fixed.train) CHECK(s.tokens.size() == 16);
+}

@@ -342,7 +342,7 @@ std::vector<float> first_losses(RunKind kind, int steps, uint64_t seed = 1) {
 
 TEST_CASE("determinism: the same seed gives bitwise-identical loss curves; another seed does not") {
   for (RunKind kind : {RunKind::translation_additive, RunKind::sentiment, RunKind::glimpse_reinforce,
-                       RunKind::glimpse_gumbel, RunKind::long_range_lstm}) {
+                       RunKind::glimpse_gumbel, RunKind::long_range_lstm, RunKind::induction}) {
     CAPTURE(std::string(run_kind_name(kind)));
     const std::vector<float> a = first_losses(kind, 4), b = first_losses(kind, 4);
     CHECK(a == b);  // exact float equality, not approximate
@@ -352,7 +352,7 @@ TEST_CASE("determinism: the same seed gives bitwise-identical loss curves; anoth
 
 TEST_CASE("determinism: a step taken in parts gives exactly the losses and weights of a whole step") {
   for (RunKind kind : {RunKind::long_range_rnn, RunKind::long_range_lstm, RunKind::long_range_attention,
-                       RunKind::translation_dot}) {
+                       RunKind::induction, RunKind::translation_dot}) {
     for (int part : {1, 3, 16, 1000}) {
       CAPTURE(std::string(run_kind_name(kind)));
       CAPTURE(part);
@@ -398,6 +398,7 @@ TEST_CASE("determinism: golden first losses (native and WebAssembly must agree b
       {RunKind::birnn_attention, {"0x1.647152p-1", "0x1.698d36p-1", "0x1.5d07f6p-1"}},
       {RunKind::glimpse_reinforce, {"0x1.7a5402p+0", "0x1.67c4b6p+0", "0x1.66aebcp+0"}},
       {RunKind::glimpse_gumbel, {"0x1.5f6336p+0", "0x1.5a4e9cp+0", "0x1.621e58p+0"}},
+      {RunKind::induction, {"0x1.77674ap+1", "0x1.6c4b58p+1", "0x1.71115ap+1"}},
   };
   for (const Golden& g : golden) {
     const std::vector<float> got = first_losses(g.kind, 3);
