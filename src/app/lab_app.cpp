@@ -4,6 +4,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -402,7 +403,10 @@ void sidebar(LabApp& app) {
     (void)it;
     lab_goto(app, app.set.lessons[size_t(picked)].id, 0);
   }
-  ImGui::SetCursorPosY(ImGui::GetWindowHeight() - ImGui::GetTextLineHeightWithSpacing() * 3.2f);
+  // The keys line sits at the bottom, or just below the list when the list is
+  // taller than the window (it must never draw over the last lessons).
+  const float footer_y = ImGui::GetWindowHeight() - ImGui::GetTextLineHeightWithSpacing() * 3.2f;
+  ImGui::SetCursorPosY(std::max(footer_y, ImGui::GetCursorPosY() + ImGui::GetStyle().ItemSpacing.y));
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextDisabled("%s", ui::text::keys_help.get(lang));
   ImGui::PopTextWrapPos();
