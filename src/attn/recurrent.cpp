@@ -399,8 +399,8 @@ RnnGrads rnn_backward(const RnnDesc& desc, const RnnParams& params, const RnnRes
     RnnWeights& gw = d == 0 ? out.forward : out.reverse;
     gw.w_ih = dGi.transpose() * X;       // (G*H, d_in)
     gw.w_hh = dGh.transpose() * H_prev;  // (G*H, H)
-    gw.b_ih = dGi.colwise().sum().transpose();
-    gw.b_hh = dGh.colwise().sum().transpose();
+    gw.b_ih = column_sums(dGi);  // an empty sequence gives zeros
+    gw.b_hh = column_sums(dGh);
     out.x.noalias() += dGi * w.w_ih;  // (T, d_in): both directions read the same x_t
   }
   return out;

@@ -20,4 +20,11 @@ using BoolMat = Eigen::Matrix<bool, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMa
 // Core functions append to one of these instead of printing or throwing.
 using Warnings = std::vector<std::string>;
 
+// The sum of each column, as a vector (cols). A matrix with no rows gives zeros:
+// Eigen's colwise().sum() of an empty matrix offsets a null pointer (undefined
+// behaviour that UndefinedBehaviorSanitizer reports).
+inline Vec column_sums(const Mat& m) {
+  return m.rows() == 0 ? Vec(Vec::Zero(m.cols())) : Vec(m.colwise().sum().transpose());
+}
+
 }  // namespace attn
