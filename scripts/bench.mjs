@@ -277,7 +277,12 @@ function bundleSize(site) {
 
 // Time from navigation start to the lab's first drawn frame (window.attnlab.ready
 // resolves in the frame callback), in a fresh headless Chromium each time.
-async function firstFrame(site, runs = 3) {
+// Profiles: the desktop (1280 x 800) and a phone (390 x 844 at 3x, touch on).
+const FIRST_FRAME_PROFILES = {
+  desktop: { viewport: { width: 1280, height: 800 } },
+  phone: { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true },
+};
+async function firstFrame(site, profile = 'desktop', runs = 3) {
   process.env.LAB_SITE = site;
   const { chromiumArgs, startServer } = await import('../tests/browser/harness.mjs');
   const { chromium } = require('playwright-core');
@@ -287,7 +292,7 @@ async function firstFrame(site, runs = 3) {
     for (let r = 0; r < runs; r++) {
       const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs });
       try {
-        const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+        const page = await (await browser.newContext(FIRST_FRAME_PROFILES[profile])).newPage();
         await page.addInitScript(() => {  // note when attnlab.ready resolves, before lab.js runs
           let value;
           Object.defineProperty(window, 'attnlab', {
@@ -309,7 +314,7 @@ async function firstFrame(site, runs = 3) {
     server.stop();
   }
   return { runs: samples, median_first_frame_ms: median(samples.map((s) => s.first_frame_ms)),
-           note: 'headless Chromium, SwiftShader WebGL2, cold cache, served from 127.0.0.1' };
+           note: `${profile} profile, headless Chromium, SwiftShader WebGL2, cold cache, served from 127.0.0.1` };
 }
 
 // ---------------------------------------------------------------- 8 report
@@ -432,10 +437,11 @@ async function main() {
 
   const site = resolve(opt('--site', join(BUILD, 'web', 'site')));
   const bundle = bundleSize(site);
-  let first = null;
+  let first = null, firstPhone = null;
   if (!flag('--no-browser')) {
-    log('timing the first frame in headless Chromium');
-    try { first = await firstFrame(site); } catch (e) { first = { error: String(e) }; log('first frame failed:', String(e)); }
+    log('timing the first frame in headless Chromium (desktop, then phone profile)');
+    try { first = await firstFrame(site, 'desktop'); } catch (e) { first = { error: String(e) }; log('first frame failed:', String(e)); }
+    try { firstPhone = await firstFrame(site, 'phone'); } catch (e) { firstPhone = { error: String(e) }; log('phone first frame failed:', String(e)); }
   }
   machine.load_average_after = loadavg();
 
@@ -476,8 +482,10 @@ async function main() {
   out.push(`bundle: ${(bundle.gzip_bytes / 1e6).toFixed(3)} MB gzip (${(bundle.bytes / 1e6).toFixed(3)} MB raw): ` +
            bundle.files.map((f) => `${f.file} ${(f.gzip_bytes / 1024).toFixed(1)} KiB`).join(', ') +
            (bundle.missing.length ? `  MISSING: ${bundle.missing.join(', ')}` : ''));
-  if (first) out.push(first.error ? `first frame: failed (${first.error})`
-    : `first frame: median ${first.median_first_frame_ms.toFixed(0)} ms after navigation start (${first.runs.map((r) => r.first_frame_ms.toFixed(0)).join(', ')}; ${first.note})`);
+  for (const [name, f] of [['desktop', first], ['phone', firstPhone]]) {
+    if (f) out.push(f.error ? `first frame (${name}): failed (${f.error})`
+      : `first frame (${name}): median ${f.median_first_frame_ms.toFixed(0)} ms after navigation start (${f.runs.map((r) => r.first_frame_ms.toFixed(0)).join(', ')}; ${f.note})`);
+  }
   out.push('');
   out.push(`training steps per second (${TRAINING_STEPS} timed steps after 1 warm-up step, default settings and seed 1, median of ${ROUNDS} round(s)):`);
   const th = `${'model'.padEnd(22)} ${pad('parameters', 10)} | ${pad('native', 8)} ${pad('wasm SIMD', 9)} ${pad('wasm scalar', 11)} | ${pad('same loss', 9)}`;
@@ -498,7 +506,7 @@ async function main() {
     agreement_tolerance: AGREE_ATOL, flop_formula: { attention: '4 n^2 d', self_attention: '4 n^2 d + 6 n d^2' },
     cases, projection, training,
     training_method: `attn::train::measure_all_training_speeds(${TRAINING_STEPS}): every model of all_run_kinds(), default RunDesc (seed 1), one untimed warm-up step, then ${TRAINING_STEPS} timed steps; median over rounds`,
-    bundle, first_frame: first, targets, ours };
+    bundle, first_frame: first, first_frame_phone: firstPhone, targets, ours };
   writeFileSync(join(OUT, 'results.json'), JSON.stringify(results, null, 1));
   log(`wrote ${join(OUT, 'results.json')}`);
 }

@@ -34,9 +34,6 @@ TrainAction train_controls(const TrainControlsView& view) {
   if (view.started) widgets_record_last("train:reset", "button");
   ImGui::EndDisabled();
 
-  ImGui::SameLine(0.0f, 20.0f);
-  ImGui::AlignTextToFramePadding();
-  ImGui::TextUnformatted(text::train_speed.get(lang));
   const struct {
     const char* id;
     const UiText* label;
@@ -44,6 +41,15 @@ TrainAction train_controls(const TrainControlsView& view) {
   } speeds[] = {{"slow", &text::speed_slow, &text::speed_slow_tip},
                 {"normal", &text::speed_normal, &text::speed_normal_tip},
                 {"fast", &text::speed_fast, &text::speed_fast_tip}};
+  // The speed choice goes on a row of its own when it does not fit beside the
+  // buttons (a phone), rather than running off the edge.
+  float speed_w = ImGui::CalcTextSize(text::train_speed.get(lang)).x;
+  for (const auto& s : speeds)
+    speed_w += 2.0f + ImGui::CalcTextSize(s.label->get(lang)).x + 2.0f * ImGui::GetStyle().FramePadding.x;
+  ImGui::SameLine(0.0f, 20.0f);
+  if (ImGui::GetContentRegionAvail().x < speed_w) ImGui::NewLine();
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(text::train_speed.get(lang));
   for (const auto& s : speeds) {
     ImGui::SameLine(0.0f, 2.0f);
     const bool on = view.speed == s.id;
