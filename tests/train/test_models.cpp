@@ -382,6 +382,17 @@ TEST_CASE("measure: sentiment attention received by word role" * doctest::skip()
               std::to_string(count[size_t(role)] > 0 ? sum[size_t(h)][size_t(role)] / count[size_t(role)] : 0.0);
     MESSAGE("head " << h + 1 << ":" << line);
   }
+  for (int k = 0; k < 30; ++k) {
+    const data::Review& r = run.sentiment_data().test[size_t(k)];
+    const Mat rec = run.sentiment()->attention_received(r.ids);
+    std::string line;
+    for (int h = 0; h < heads; ++h) {
+      Eigen::Index j = 0;
+      rec.row(h).maxCoeff(&j);
+      line += " h" + std::to_string(h + 1) + ":" + r.words[size_t(j)];
+    }
+    MESSAGE("review " << k << " (" << r.label << "): " << data::join_words(r.words) << " |" << line);
+  }
 }
 
 TEST_CASE("measure: sentiment options" * doctest::skip()) {
