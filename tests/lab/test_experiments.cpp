@@ -444,6 +444,7 @@ TEST_CASE("train_sentiment side by side: what the lesson says about positions an
   // every held-out review from step 425, B (no positions) from step 450; at step
   // 350 B leads, 96.0% against 93.0%, 89 of the 113 negated reviews against 71.
   // On test review 0 heads 1 and 3 of A look most at "not", head 4 at "fantastic".
+  // A is the model of the lesson's first step: 89.0% at step 150.
   auto ex = attn::make_experiment("train_sentiment", settings({{"compare", "on"}, {"position_b", "none"}, {"heads_b", "4"}}));
   std::vector<float> negated_at_350;
   while (!ex->done()) {
@@ -462,6 +463,7 @@ TEST_CASE("train_sentiment side by side: what the lesson says about positions an
     return -1;
   };
   CHECK(first_full(0) == 425);
+  CHECK(acc(0, 6) == doctest::Approx(89.0).epsilon(0.001));  // step 150, the first step's text
   CHECK(first_full(1) == 450);
   CHECK(acc(0, 14) == doctest::Approx(93.0).epsilon(0.001));
   CHECK(acc(1, 14) == doctest::Approx(96.0).epsilon(0.001));

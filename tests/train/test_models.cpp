@@ -401,10 +401,15 @@ TEST_CASE("measure: sentiment options" * doctest::skip()) {
     int heads;
     float dropout;
   };
-  const Config configs[] = {{PositionMode::sum, 1, 0.5f},  {PositionMode::sum, 1, 0.0f}, {PositionMode::sum, 2, 0.0f},
-                            {PositionMode::none, 8, 0.5f}, {PositionMode::concat, 8, 0.5f}, {PositionMode::none, 2, 0.5f},
-                            {PositionMode::sum, 4, 0.5f}, {PositionMode::none, 4, 0.5f}};
-  for (uint64_t seed : {1, 2})
+  const Config configs[] = {
+      {PositionMode::sum, 4, 0.5f},  {PositionMode::none, 4, 0.5f}, {PositionMode::concat, 4, 0.5f},
+      {PositionMode::sum, 1, 0.5f},  {PositionMode::sum, 2, 0.5f},  {PositionMode::sum, 8, 0.5f},
+      {PositionMode::sum, 4, 0.0f},  {PositionMode::sum, 1, 0.0f},  {PositionMode::sum, 2, 0.0f},
+      {PositionMode::none, 4, 0.0f}, {PositionMode::none, 1, 0.5f}, {PositionMode::none, 2, 0.5f},
+      {PositionMode::none, 8, 0.5f}, {PositionMode::concat, 8, 0.5f}};
+  // Held-out accuracy (per mille) every 25 steps to 600, and at steps 350 and 600
+  // the reviews right among those with a negation word and among the rest.
+  for (uint64_t seed : {1, 2, 3})
     for (const Config& c : configs) {
       RunDesc d;
       d.kind = RunKind::sentiment;
