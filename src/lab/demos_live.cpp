@@ -39,7 +39,16 @@ void add_live_demos(std::vector<DemoEntry>& r) {
                check_nothing, run_long_range});
   r.push_back({"train_pooling", training_params("200", {number_param("example", 0, 29, true, "0")}),
                check_nothing, run_pooling});
-  r.push_back({"train_sentiment", training_params("600", {number_param("example", 0, 29, true, "0")}),
+  r.push_back({"train_sentiment",
+               training_params("600", {number_param("example", 0, 29, true, "0"),
+                                       choice_param("position", {"none", "sum", "concat"}, "sum"),
+                                       choice_param("heads", {"1", "2", "4", "8"}, "4"),
+                                       choice_param("dropout", {"on", "off"}, "on"),
+                                       choice_param("compare", {"off", "on"}, "off"),
+                                       choice_param("position_b", {"none", "sum", "concat"}, "sum"),
+                                       choice_param("heads_b", {"1", "2", "4", "8"}, "1"),
+                                       choice_param("dropout_b", {"on", "off"}, "on"),
+                                       number_param("head", 1, 8, true, "1")}),
                check_nothing, run_sentiment});
   r.push_back({"train_hard_attention", training_params("600", {number_param("example", 0, 29, true, "0")}),
                check_nothing, run_hard_attention});

@@ -7,15 +7,50 @@
 
 #include <string>
 
+#include "attn/positional.h"
 #include "train/fmath.h"
 #include "train/loss.h"
 
 namespace attn::train {
 
+const char* position_mode_name(PositionMode mode) {
+  switch (mode) {
+    case PositionMode::none: return "none";
+    case PositionMode::sum: return "sum";
+    case PositionMode::concat: return "concat";
+  }
+  return "?";
+}
+
+bool parse_position_mode(const std::string& name, PositionMode* mode) {
+  for (PositionMode m : {PositionMode::none, PositionMode::sum, PositionMode::concat})
+    if (name == position_mode_name(m)) {
+      *mode = m;
+      return true;
+    }
+  return false;
+}
+
+std::string sentiment_desc_error(const SentimentModelDesc& d) {
+  if (d.vocab < 1) return "vocab must be at least 1 (got " + std::to_string(d.vocab) + ")";
+  if (d.d_model < 1) return "d_model must be at least 1 (got " + std::to_string(d.d_model) + ")";
+  if (d.heads < 1) return "heads must be at least 1 (got " + std::to_string(d.heads) + ")";
+  if (d.head_size < 1) return "head_size must be at least 1 (got " + std::to_string(d.head_size) + ")";
+  if (d.position == PositionMode::concat && (d.position_width < 1 || d.position_width >= d.d_model))
+    return "position_width must be between 1 and d_model - 1 = " + std::to_string(d.d_model - 1) + " for concat (got " +
+           std::to_string(d.position_width) + ")";
+  if (!(d.dropout >= 0.0f && d.dropout < 1.0f)) return "dropout must be in [0, 1)";
+  return "";
+}
+
+int sentiment_embed_width(const SentimentModelDesc& d) {
+  return d.position == PositionMode::concat ? d.d_model - d.position_width : d.d_model;
+}
+
 SentimentModel::SentimentModel(const SentimentModelDesc& desc) : desc_(desc) {
   optimizer.desc = desc.optimizer;
   Rng rng(desc.seed);
-  embed_.init("embed", desc.vocab, desc.d_model, rng, 0.5f);
+  embed_.init("embed", desc.vocab, sentiment_embed_width(desc), rng, 0.5f);
   attention_.init("attention", desc.d_model, desc.heads, desc.head_size, 0, rng);  // no W_O
   out_.init("out", desc.heads * desc.head_size, 1, rng);
 }
@@ -29,7 +64,7 @@ ParamList SentimentModel::params() {
 }
 
 struct SentimentModel::Trace {
-  Mat X;        // (n, d) embedded + PE
+  Mat X;        // (n, d) X': embedded, with PE added, appended or not at all
   SelfAttentionTrace att;  // att.out = Z (n, h*d_h)
   Mat mask;     // (1, h*d_h) dropout mask (all ones at evaluation)
   Mat dropped;  // (1, h*d_h) g'
@@ -39,7 +74,17 @@ struct SentimentModel::Trace {
 void SentimentModel::forward(const std::vector<int>& ids, bool training, uint64_t noise_seed, Trace& tr) const {
   Mat X;
   embed_.forward(ids, X);
-  tr.X = add_sinusoidal_position(X);
+  switch (desc_.position) {
+    case PositionMode::none: tr.X = X; break;
+    case PositionMode::sum: tr.X = add_sinusoidal_position(X); break;
+    case PositionMode::concat: {
+      PositionalDesc pd;
+      pd.n = int(X.rows());
+      pd.d = desc_.position_width;
+      tr.X = combine_positional(X, sinusoidal_encoding(pd), CombineKind::concat);
+      break;
+    }
+  }
   self_attention_forward(attention_, tr.X, tr.att);
   const Mat g = mean_rows(tr.att.out);
   if (training && desc_.dropout > 0.0f) {
@@ -63,7 +108,12 @@ float SentimentModel::forward_backward(const std::vector<data::Review>& set, con
     out_.backward(tr.dropped, dlogit, &ddropped);
     const Mat dZ = mean_rows_backward(apply_mask(ddropped, tr.mask), int(set[i].ids.size()));
     self_attention_backward(attention_, tr.att, dZ, dX);
-    embed_.backward(set[i].ids, dX);  // PE is constant: dX passes through the sum
+    // PE is constant: dX passes through the sum; with concat only the learned
+    // columns go back to the embedding.
+    if (desc_.position == PositionMode::concat)
+      embed_.backward(set[i].ids, combine_positional_backward(dX, sentiment_embed_width(desc_), CombineKind::concat));
+    else
+      embed_.backward(set[i].ids, dX);
     return l;
   });
 }
@@ -118,33 +168,76 @@ Mat SentimentModel::attention_received(const std::vector<int>& ids) const {
   return out;
 }
 
+namespace {
+std::string dims(std::initializer_list<int> ds) {
+  std::string out = "(";
+  bool first = true;
+  for (int x : ds) {
+    out += (first ? "" : ", ") + std::to_string(x);
+    first = false;
+  }
+  return out + ")";
+}
+
+std::string percent(float p) { return std::to_string(int(p * 100.0f + 0.5f)) + "%"; }
+}  // namespace
+
 std::vector<ShapeInfo> SentimentModel::describe_shapes(int n, int batch) const {
   const int d = desc_.d_model, h = desc_.heads, dh = desc_.head_size, V = desc_.vocab;
-  auto s = [](std::initializer_list<int> dims) {
-    std::string out = "(";
-    bool first = true;
-    for (int x : dims) {
-      out += (first ? "" : ", ") + std::to_string(x);
-      first = false;
-    }
-    return out + ")";
+  const int de = sentiment_embed_width(desc_), dp = desc_.position_width;
+  std::vector<ShapeInfo> out = {
+      {"word ids", "(batch, n) = " + dims({batch, n}), "one review per row; the original pads to n = 80"},
+      {"embedding table", "(V, d_e) = " + dims({V, de}), "one learned row per word (original V = 10,000)"},
+      {"embedded X", "(batch, n, d_e) = " + dims({batch, n, de}), "row i = the embedding of word i"},
   };
+  switch (desc_.position) {
+    case PositionMode::none:
+      out.push_back({"X' = X", "(batch, n, d) = " + dims({batch, n, d}),
+                     "no position encoding: shuffle the words and nothing changes"});
+      break;
+    case PositionMode::sum:
+      out.push_back({"position PE", "(n, d) = " + dims({n, d}), "sinusoidal, frequencies 1/10000^(2i/d)"});
+      out.push_back({"X' = X + PE", "(batch, n, d) = " + dims({batch, n, d}), "added: the same d columns carry both"});
+      break;
+    case PositionMode::concat:
+      out.push_back({"position PE", "(n, d_pe) = " + dims({n, dp}), "sinusoidal, frequencies 1/10000^(2i/d_pe)"});
+      out.push_back({"X' = [X | PE]", "(batch, n, d_e + d_pe) = " + dims({batch, n, d}),
+                     std::to_string(de) + " learned columns, then " + std::to_string(dp) + " position columns"});
+      break;
+  }
+  const std::string drop = desc_.dropout > 0.0f ? "p = " + percent(desc_.dropout) + " while training, identity when evaluating"
+                                                : "off: g passes unchanged";
+  const std::vector<ShapeInfo> rest = {
+      {"W_Q, W_K, W_V", "(d, h*d_h) = " + dims({d, h * dh}), "one projection per role, all heads side by side"},
+      {"Q, K, V", "(batch, n, h*d_h) = " + dims({batch, n, h * dh}), "X' W_Q, X' W_K, X' W_V"},
+      {"per-head Q_t, K_t, V_t", "(batch, h, n, d_h) = " + dims({batch, h, n, dh}), "reshape, then swap n and h"},
+      {"scores / weights", "(batch, h, n, n) = " + dims({batch, h, n, n}), "Q_t K_t^T / sqrt(d_h), softmax over the last axis"},
+      {"head outputs Z_t", "(batch, h, n, d_h) = " + dims({batch, h, n, dh}), "weights times V_t"},
+      {"concatenated Z", "(batch, n, h*d_h) = " + dims({batch, n, h * dh}), "heads side by side again"},
+      {"pooled g", "(batch, h*d_h) = " + dims({batch, h * dh}), "mean over the n positions"},
+      {"dropout(g)", "(batch, h*d_h) = " + dims({batch, h * dh}), drop},
+      {"dense w, b", "(h*d_h, 1), (1) = " + dims({h * dh, 1}) + ", (1)", "one logit per review"},
+      {"p(positive)", "(batch, 1) = " + dims({batch, 1}), "sigmoid of the logit; BCE against the label"},
+  };
+  out.insert(out.end(), rest.begin(), rest.end());
+  return out;
+}
+
+std::vector<ShapeInfo> SentimentModel::describe_layers(int n, int batch) const {
+  const int d = desc_.d_model, h = desc_.heads, dh = desc_.head_size, V = desc_.vocab;
+  const int de = sentiment_embed_width(desc_), dp = desc_.position_width;
+  const std::string pe = desc_.position == PositionMode::none  ? "left out: X' = X"
+                         : desc_.position == PositionMode::sum ? "X + PE (n, " + std::to_string(d) + ")"
+                                                               : "[X | PE], PE (n, " + std::to_string(dp) + ")";
   return {
-      {"word ids", "(batch, n) = " + s({batch, n}), "one review per row; the original pads to n = 80"},
-      {"embedding table", "(V, d) = " + s({V, d}), "one learned row per word (original V = 10,000)"},
-      {"embedded X", "(batch, n, d) = " + s({batch, n, d}), "row i = the embedding of word i"},
-      {"position PE", "(n, d) = " + s({n, d}), "sinusoidal, frequencies 1/10000^(2i/d); added to X"},
-      {"W_Q, W_K, W_V", "(d, h*d_h) = " + s({d, h * dh}), "one projection per role, all heads side by side"},
-      {"Q, K, V", "(batch, n, h*d_h) = " + s({batch, n, h * dh}), "X' W_Q, X' W_K, X' W_V"},
-      {"per-head Q_t, K_t, V_t", "(batch, h, n, d_h) = " + s({batch, h, n, dh}), "reshape, then swap n and h"},
-      {"scores / weights", "(batch, h, n, n) = " + s({batch, h, n, n}),
-       "Q_t K_t^T / sqrt(d_h), softmax over the last axis"},
-      {"head outputs Z_t", "(batch, h, n, d_h) = " + s({batch, h, n, dh}), "weights times V_t"},
-      {"concatenated Z", "(batch, n, h*d_h) = " + s({batch, n, h * dh}), "heads side by side again"},
-      {"pooled g", "(batch, h*d_h) = " + s({batch, h * dh}), "mean over the n positions"},
-      {"dropout(g)", "(batch, h*d_h) = " + s({batch, h * dh}), "p = 0.5 while training, identity when evaluating"},
-      {"dense w, b", "(h*d_h, 1), (1) = " + s({h * dh, 1}) + ", (1)", "one logit per review"},
-      {"p(positive)", "(batch, 1) = " + s({batch, 1}), "sigmoid of the logit; BCE against the label"},
+      {"Input", dims({batch, n}), "word ids"},
+      {"Embedding", dims({batch, n, de}), "table (V, d_e) = " + dims({V, de})},
+      {"Position_Embedding", dims({batch, n, d}), pe},
+      {"Attention", dims({batch, n, h * dh}), std::to_string(h) + " heads of d_h = " + std::to_string(dh) +
+                                                   ", W_Q, W_K, W_V (" + std::to_string(d) + ", " + std::to_string(h * dh) + ")"},
+      {"GlobalAveragePooling1D", dims({batch, h * dh}), "mean over the n words"},
+      {"Dropout", dims({batch, h * dh}), desc_.dropout > 0.0f ? "rate " + percent(desc_.dropout) + ", training only" : "off"},
+      {"Dense", dims({batch, 1}), "1 unit, sigmoid: p(positive)"},
   };
 }
 

@@ -2,22 +2,29 @@
 // curriculum G, one review at a time (a mini-batch is a loop):
 //
 //   ids (n)                                      word ids of one review
-//   X  = embed(ids)                 (n, d)       d = d_model
-//   X' = X + PE                     (n, d)       sinusoidal position, summed
+//   X  = embed(ids)                 (n, d_e)     d_e = d (none, sum) or d - d_pe (concat)
+//   X' = X + PE                     (n, d)       position "sum" (default): sinusoidal, added
+//   X' = [X | PE]                   (n, d)       position "concat": d_e = d - d_pe learned
+//                                                columns, then d_pe sinusoidal ones (16 + 16)
+//   X' = X                          (n, d)       position "none": the model sees a bag of words
 //   Q, K, V = X' W_Q, X' W_K, X' W_V (n, h*d_h)  h heads of size d_h
 //   Z_t = softmax(Q_t K_t^T / sqrt(d_h)) V_t     (n, d_h) per head t
 //   Z = [Z_0 | ... | Z_{h-1}]       (n, h*d_h)   concatenated, no output projection
 //   g = mean over time of Z         (h*d_h)      global average pooling
-//   g' = dropout(g, 0.5)            (h*d_h)      training only (inverted scaling)
+//   g' = dropout(g, 0.5)            (h*d_h)      training only (inverted scaling); 0 = off
 //   p = sigmoid(g' w + b)           scalar       probability "positive"
 //   loss = binary cross-entropy(p, label), optimised with Adam
 //
 // The widely copied original uses a 10,000-word vocabulary, 80-token padded
 // sequences, batch 32 and 8 heads of 16; describe_shapes() reports both our
-// sizes and where the batch dimension would sit.
+// sizes and where the batch dimension would sit. The lesson varies the position
+// encoding, the number of heads at a fixed width (h * d_h = d: 1 x 32, 2 x 16,
+// 4 x 8, 8 x 4) and dropout; sentiment_desc_error() names a combination that
+// does not fit.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "data/sentiment.h"
@@ -27,15 +34,28 @@
 
 namespace attn::train {
 
+enum class PositionMode { none, sum, concat };
+const char* position_mode_name(PositionMode mode);  // "none", "sum", "concat"
+bool parse_position_mode(const std::string& name, PositionMode* mode);
+
 struct SentimentModelDesc {
   int vocab = 0;
-  int d_model = 32;     // embedding width d
+  int d_model = 32;     // width d of X' (and of the attention's input)
+  PositionMode position = PositionMode::sum;
+  int position_width = 16;  // d_pe, concat only: the embedding gets d - d_pe columns
   int heads = 4;        // h
-  int head_size = 8;    // d_h
-  float dropout = 0.5f;
+  int head_size = 8;    // d_h (the lab keeps h * d_h = d)
+  float dropout = 0.5f; // 0: no dropout
   OptimizerDesc optimizer = {OptimizerKind::adam, 0.005f, 0.0f, 0.9f, 0.999f, 1e-8f, 0.0f};
   uint64_t seed = 1;
 };
+
+// Empty when desc can be built; otherwise what is wrong ("heads must be at
+// least 1", ...). The model itself expects a valid desc.
+std::string sentiment_desc_error(const SentimentModelDesc& desc);
+
+// Width of the learned embedding: d, or d - d_pe with concatenated positions.
+int sentiment_embed_width(const SentimentModelDesc& desc);
 
 class SentimentModel {
  public:
@@ -57,6 +77,10 @@ class SentimentModel {
   Mat attention_received(const std::vector<int>& ids) const;
   // Every tensor of the forward pass for a review of n words in a batch of `batch`.
   std::vector<ShapeInfo> describe_shapes(int n, int batch = 32) const;
+  // The layer stack as the widely copied Keras code names it: name = the Keras
+  // layer (Embedding, Position_Embedding, Attention, GlobalAveragePooling1D,
+  // Dropout, Dense), shape = its output here, note = what it computes.
+  std::vector<ShapeInfo> describe_layers(int n, int batch = 32) const;
 
   const SentimentModelDesc& desc() const { return desc_; }
   long steps() const { return steps_; }

@@ -100,6 +100,12 @@ TrainRun::TrainRun(const RunDesc& desc) : desc_(desc) {
     if (k == RunKind::sentiment) {
       SentimentModelDesc d;
       d.vocab = sentiment_data_.vocab.size();
+      d.position = desc.position;
+      if (desc.heads > 0) {
+        d.heads = desc.heads;
+        d.head_size = std::max(1, d.d_model / desc.heads);
+      }
+      if (desc.dropout >= 0.0f) d.dropout = desc.dropout;
       d.seed = desc.seed;
       if (desc.learning_rate > 0.0f) d.optimizer.lr = desc.learning_rate;
       sentiment_ = std::make_unique<SentimentModel>(d);

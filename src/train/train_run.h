@@ -64,7 +64,10 @@ struct RunDesc {
   int distance = 16;          // long-range task: k
   data::Language language = data::Language::both;  // sentiment / BiRNN data
   int half_length = 8;        // induction task: longest L (sequences of 2L tokens, V = 16)
-  int heads = 0;              // induction model: heads per layer (0: its default)
+  int heads = 0;              // induction model: heads per layer; sentiment model: heads
+                              // at its fixed width, d_h = d / heads (0: the model's default)
+  PositionMode position = PositionMode::sum;  // sentiment model: none, sum or concat
+  float dropout = -1.0f;      // sentiment model: dropout rate (< 0: its default 0.5; 0: off)
 };
 
 class TrainRun {

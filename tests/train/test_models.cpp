@@ -267,6 +267,178 @@ TEST_CASE("model gradients: sentiment model (embedding, PE, multi-head attention
   CHECK(ev.loss != doctest::Approx(m.loss(set, kBoth)));
 }
 
+TEST_CASE("model gradients: sentiment model with every position mode, 1 to 8 heads at a fixed width, dropout on and off") {
+  const auto set = tiny_reviews();
+  for (PositionMode position : {PositionMode::none, PositionMode::sum, PositionMode::concat})
+    for (int heads : {1, 2, 4, 8})
+      for (float dropout : {0.0f, 0.5f}) {
+        CAPTURE(std::string(position_mode_name(position)));
+        CAPTURE(heads);
+        CAPTURE(dropout);
+        SentimentModelDesc d;
+        d.vocab = 6;
+        d.d_model = 8;
+        d.position = position;
+        d.position_width = 4;
+        d.heads = heads;
+        d.head_size = 8 / heads;
+        d.dropout = dropout;
+        d.seed = 2;
+        REQUIRE(sentiment_desc_error(d).empty());
+        SentimentModel m(d);
+        m.forward_backward(set, kBoth);
+        check_model("sentiment", m.params(), [&] { return double(m.loss(set, kBoth)); });
+        // The embedding is d wide, or d - d_pe when the positions are appended.
+        CHECK(m.params()[0]->value.cols() == (position == PositionMode::concat ? 4 : 8));
+        // Without dropout, training and evaluation compute the same loss.
+        if (dropout == 0.0f) CHECK(m.evaluate(set).loss == doctest::Approx(m.loss(set, kBoth)));
+      }
+}
+
+TEST_CASE("sentiment model: without positions it cannot tell word orders apart; with them it can") {
+  const std::vector<int> ids = {1, 3, 2, 5}, shuffled = {5, 2, 1, 3};
+  for (PositionMode position : {PositionMode::none, PositionMode::sum, PositionMode::concat}) {
+    CAPTURE(std::string(position_mode_name(position)));
+    SentimentModelDesc d;
+    d.vocab = 6;
+    d.position = position;
+    SentimentModel m(d);
+    const float a = m.predict(ids), b = m.predict(shuffled);
+    if (position == PositionMode::none) CHECK(a == doctest::Approx(b).epsilon(1e-5));
+    else CHECK(std::abs(a - b) > 1e-5f);
+  }
+}
+
+TEST_CASE("sentiment model: a desc that does not fit is named; the shape tables follow the options") {
+  SentimentModelDesc d;
+  d.vocab = 10;
+  CHECK(sentiment_desc_error(d).empty());
+  d.heads = 0;
+  CHECK(sentiment_desc_error(d) == "heads must be at least 1 (got 0)");
+  d = SentimentModelDesc();
+  d.vocab = 10;
+  d.position = PositionMode::concat;
+  d.position_width = 32;
+  CHECK(sentiment_desc_error(d) == "position_width must be between 1 and d_model - 1 = 31 for concat (got 32)");
+  d.position_width = 16;
+  d.dropout = 1.0f;
+  CHECK(sentiment_desc_error(d) == "dropout must be in [0, 1)");
+  CHECK(sentiment_desc_error(SentimentModelDesc()) == "vocab must be at least 1 (got 0)");
+  PositionMode mode = PositionMode::sum;
+  CHECK(parse_position_mode("concat", &mode));
+  CHECK(mode == PositionMode::concat);
+  CHECK(!parse_position_mode("added", &mode));
+
+  d = SentimentModelDesc();
+  d.vocab = 10;
+  d.position = PositionMode::concat;
+  d.heads = 8;
+  d.head_size = 4;
+  d.dropout = 0.0f;
+  const SentimentModel m(d);
+  auto has = [](const std::vector<ShapeInfo>& rows, const std::string& name, const std::string& shape) {
+    for (const ShapeInfo& r : rows)
+      if (r.name == name && r.shape == shape) return true;
+    return false;
+  };
+  const std::vector<ShapeInfo> shapes = m.describe_shapes(12, 32);
+  CHECK(has(shapes, "embedded X", "(batch, n, d_e) = (32, 12, 16)"));
+  CHECK(has(shapes, "position PE", "(n, d_pe) = (12, 16)"));
+  CHECK(has(shapes, "X' = [X | PE]", "(batch, n, d_e + d_pe) = (32, 12, 32)"));
+  CHECK(has(shapes, "per-head Q_t, K_t, V_t", "(batch, h, n, d_h) = (32, 8, 12, 4)"));
+  const std::vector<ShapeInfo> layers = m.describe_layers(12, 32);
+  REQUIRE(layers.size() == 7);
+  CHECK(has(layers, "Embedding", "(32, 12, 16)"));
+  CHECK(has(layers, "Position_Embedding", "(32, 12, 32)"));
+  CHECK(has(layers, "Attention", "(32, 12, 32)"));
+  CHECK(has(layers, "GlobalAveragePooling1D", "(32, 32)"));
+  CHECK(layers[5].name == "Dropout");
+  CHECK(layers[5].note == "off");
+  CHECK(has(layers, "Dense", "(32, 1)"));
+}
+
+// Measurements behind the sentiment lesson's numbers (not run by default):
+//   test_train --no-skip -tc="measure: sentiment*"
+TEST_CASE("measure: sentiment attention received by word role" * doctest::skip()) {
+  RunDesc d;
+  d.kind = RunKind::sentiment;
+  TrainRun run(d);
+  run.run_for(1e9, 600);
+  const int heads = run.sentiment()->desc().heads;
+  std::vector<std::vector<double>> sum(size_t(heads), std::vector<double>(7, 0.0));
+  std::vector<double> count(7, 0.0);
+  for (const data::Review& r : run.sentiment_data().test) {
+    const Mat rec = run.sentiment()->attention_received(r.ids);  // (h, n)
+    for (size_t i = 0; i < r.words.size(); ++i) {
+      const int role = int(data::sentiment_word_role(r.words[i]));
+      count[size_t(role)] += 1.0;
+      for (int h = 0; h < heads; ++h) sum[size_t(h)][size_t(role)] += double(rec(h, long(i))) * double(r.words.size());
+    }
+  }
+  for (int h = 0; h < heads; ++h) {
+    std::string line;
+    for (int role = 0; role < 7; ++role)
+      line += std::string(" ") + data::word_role_name(data::WordRole(role)) + " " +
+              std::to_string(count[size_t(role)] > 0 ? sum[size_t(h)][size_t(role)] / count[size_t(role)] : 0.0);
+    MESSAGE("head " << h + 1 << ":" << line);
+  }
+  for (int k = 0; k < 30; ++k) {
+    const data::Review& r = run.sentiment_data().test[size_t(k)];
+    const Mat rec = run.sentiment()->attention_received(r.ids);
+    std::string line;
+    for (int h = 0; h < heads; ++h) {
+      Eigen::Index j = 0;
+      rec.row(h).maxCoeff(&j);
+      line += " h" + std::to_string(h + 1) + ":" + r.words[size_t(j)];
+    }
+    MESSAGE("review " << k << " (" << r.label << "): " << data::join_words(r.words) << " |" << line);
+  }
+}
+
+TEST_CASE("measure: sentiment options" * doctest::skip()) {
+  struct Config {
+    PositionMode position;
+    int heads;
+    float dropout;
+  };
+  const Config configs[] = {
+      {PositionMode::sum, 4, 0.5f},  {PositionMode::none, 4, 0.5f}, {PositionMode::concat, 4, 0.5f},
+      {PositionMode::sum, 1, 0.5f},  {PositionMode::sum, 2, 0.5f},  {PositionMode::sum, 8, 0.5f},
+      {PositionMode::sum, 4, 0.0f},  {PositionMode::sum, 1, 0.0f},  {PositionMode::sum, 2, 0.0f},
+      {PositionMode::none, 4, 0.0f}, {PositionMode::none, 1, 0.5f}, {PositionMode::none, 2, 0.5f},
+      {PositionMode::none, 8, 0.5f}, {PositionMode::concat, 8, 0.5f}};
+  // Held-out accuracy (per mille) every 25 steps to 600, and at steps 350 and 600
+  // the reviews right among those with a negation word and among the rest.
+  for (uint64_t seed : {1, 2, 3})
+    for (const Config& c : configs) {
+      RunDesc d;
+      d.kind = RunKind::sentiment;
+      d.seed = seed;
+      d.position = c.position;
+      d.heads = c.heads;
+      d.dropout = c.dropout;
+      TrainRun run(d);
+      std::string line;
+      for (int s = 0; s <= 600; s += 25) {
+        if (s > 0) run.run_for(1e9, 25);
+        line += " " + std::to_string(int(run.evaluate().accuracy * 1000.0f + 0.5f));
+        if (s == 350 || s == 600) {
+          int neg = 0, neg_right = 0, plain = 0, plain_right = 0;
+          for (const data::Review& r : run.sentiment_data().test) {
+            bool negated = false;
+            for (const std::string& w : r.words) negated |= data::sentiment_word_role(w) == data::WordRole::negation;
+            const bool right = (run.sentiment()->predict(r.ids) > 0.5f) == (r.label == 1);
+            (negated ? neg : plain) += 1;
+            (negated ? neg_right : plain_right) += right;
+          }
+          line += " [neg " + std::to_string(neg_right) + "/" + std::to_string(neg) + " plain " + std::to_string(plain_right) + "/" +
+                  std::to_string(plain) + "]";
+        }
+      }
+      MESSAGE("seed " << seed << " " << std::string(position_mode_name(c.position)) << " h" << c.heads << " drop " << c.dropout << ":" << line);
+    }
+}
+
 TEST_CASE("model gradients: BiGRU classifier with attention pooling and with average pooling") {
   const auto set = tiny_reviews();
   for (PoolingKind pooling : {PoolingKind::attention, PoolingKind::average}) {
@@ -468,7 +640,7 @@ TEST_CASE("convergence: the sentiment model of curriculum G reaches 97% on held-
   CHECK(heads[0].row(0).sum() == doctest::Approx(1.0));
   CHECK(run.sentiment()->attention_received(r.ids).rows() == 4);
   const std::vector<ShapeInfo> shapes = run.sentiment()->describe_shapes(80, 32);
-  CHECK(shapes.size() == 14);
+  CHECK(shapes.size() == 15);
   bool found = false;
   for (const ShapeInfo& s : shapes) found |= s.shape == "(batch, h, n, n) = (32, 4, 80, 80)";
   CHECK(found);
