@@ -213,7 +213,6 @@
   input.addEventListener('keydown', (e) => {
     if (e.key === 'Enter') { e.preventDefault(); commit(false); }
     else if (e.key === 'Escape') { e.preventDefault(); hideTools(); $('canvas').focus(); }
-    e.stopPropagation();  // keys typed here are not the lab's shortcuts
   });
   input.addEventListener('blur', () => commit(true));
   $('canvas').addEventListener('touchstart', () => { if (input.hidden) hideTools(); }, { passive: true });
@@ -256,6 +255,7 @@
     labEvent(name, data) {
       if (name === 'firstFrame') {
         applyLayout();
+        if (mirror) mirror.rebuild();
         bar.style.width = '100%';
         loading.classList.add('done');
         resolveReady();
@@ -263,6 +263,8 @@
         fail(data);
       } else if (name === 'step') {
         showProse(data);
+      } else if (name === 'changed') {
+        if (mirror) mirror.changed();
       } else if (name === 'numberTap') {
         offerEdit(data);
       }
@@ -303,6 +305,23 @@
   function fragmentOf(hash) {
     const raw = String(hash || '').replace(/^#/, '').slice(0, 16384);
     try { return decodeURIComponent(raw); } catch (e) { return raw; }
+  }
+
+  // The step's panels as page content, rebuilt when the lab says something changed.
+  const mirror = window.AttnMirror ? window.AttnMirror(ask, document.getElementById('mirror'), document.getElementById('announce')) : null;
+  // Keys go to the lab (SDL listens on the window and keeps Tab for the canvas's own
+  // controls) only while the canvas or nothing has the focus. Keys pressed in the
+  // page's own controls are theirs; with nothing focused, Tab moves into the page
+  // (the words, the mirror, then the canvas). This runs first: lab.js is loaded
+  // before SDL adds its listeners.
+  const canvasEl = document.getElementById('canvas');
+  for (const type of ['keydown', 'keypress', 'keyup']) {
+    window.addEventListener(type, (e) => {
+      const a = document.activeElement;
+      const nothing = !a || a === document.body || a === document.documentElement;
+      if (a === canvasEl || (nothing && e.key !== 'Tab')) return;
+      e.stopImmediatePropagation();
+    }, true);
   }
 
   window.attnlab = {

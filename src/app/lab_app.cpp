@@ -51,6 +51,7 @@ void recompute(LabApp& app) {
   }
   app.compute_ms = platform::now_ms() - t0;
   app.frame_compute_ms += app.compute_ms;
+  ++app.revision;
 }
 
 // A fresh experiment for the step (its settings may have changed).
@@ -78,6 +79,7 @@ void remember_answers(LabApp& app) {
   if (a.empty()) app.state.answers.erase(current_key(app));
   else app.state.answers[current_key(app)] = std::move(a);
   app.dirty = true;
+  ++app.revision;
 }
 
 // Shows the step at app.state (lesson id, step), with the learner's saved edits.
@@ -264,6 +266,7 @@ double lab_speed_budget_ms(const LabApp& app) {
 
 void lab_train(LabApp& app, const std::string& action, const std::string& speed) {
   if (!app.experiment) return;
+  ++app.revision;
   if (action == "run") app.running = !app.experiment->done();
   else if (action == "pause") app.running = false;
   else if (action == "step") {
@@ -347,6 +350,7 @@ void lab_set_language(LabApp& app, const std::string& lang) {
   if (lang != "en" && lang != "zh") return;
   app.state.lang = lang;
   app.dirty = true;
+  ++app.revision;
   platform::page_event("step", attn::json::write(lab_prose_json(app)));
 }
 
@@ -362,6 +366,50 @@ std::string lab_type_number(LabApp& app, const std::string& name, int row, int c
   // The editor's range, as a drag or the desktop's typing keeps it.
   lab_apply_edit(app, {name, row, col, std::clamp(v, -ui::kEditLimit, ui::kEditLimit)});
   return "";
+}
+
+bool lab_apply_solution(LabApp& app, int exercise) {
+  const attn::LessonStep* step = current_step(app);
+  if (!step || exercise < 0 || exercise >= int(step->exercises.size())) return false;
+  attn::DemoInputs solved = app.inputs;
+  std::string why;
+  if (!attn::apply_solution(step->exercises[size_t(exercise)], app.outputs, solved, &why)) {
+    app.errors.push_back("This exercise's stored solution could not be applied: " + why);
+    return false;
+  }
+  // A live experiment keeps its training when the solution only changes what is
+  // shown (lab_set_setting's rule); other settings train a fresh one.
+  bool restart = false;
+  if (app.experiment && attn::run_demo(step->demo, solved).error.empty())
+    for (const auto& [name, value] : solved.settings) {
+      auto was = app.inputs.settings.find(name);
+      if ((was == app.inputs.settings.end() || was->second != value) && !app.experiment->set_view_setting(name, value))
+        restart = true;
+    }
+  app.inputs = std::move(solved);
+  remember_edits(app);
+  if (restart) restart_experiment(app);
+  else recompute(app);
+  return true;
+}
+
+std::string lab_page_setting(LabApp& app, const std::string& name, const std::string& value) {
+  if (name.size() > 64 || value.size() > 64) return "too long";
+  for (const attn::Panel& p : app.outputs.panels) {
+    if (p.setting != name || name.empty()) continue;
+    if (p.kind == attn::Panel::Kind::choice) {
+      if (std::find(p.options.begin(), p.options.end(), value) == p.options.end()) return "not one of the options";
+    } else if (p.kind == attn::Panel::Kind::slider) {
+      float v = 0.0f;
+      if (attn::parse_float_text(value, &v) != attn::NumberText::ok || v < p.min || v > p.max)
+        return "not a number in the slider's range";
+    } else {
+      continue;
+    }
+    lab_set_setting(app, name, value);
+    return "";
+  }
+  return "no such setting on this step";
 }
 
 void lab_set_layout(LabApp& app, const std::string& layout, bool touch_screen) {
@@ -593,17 +641,7 @@ bool lab_frame(void* user) {
       for (const auto& ex : step->exercises) status.push_back(attn::check_exercise(ex, app.inputs, app.outputs));
       const ui::ExerciseAction a = ui::exercise_panel({&step->exercises, &status, &app.hints_shown, app.state.lang});
       if (a.kind == ui::ExerciseAction::Kind::show_hint) lab_show_hint(app, a.exercise);
-      if (a.kind == ui::ExerciseAction::Kind::apply_solution) {
-        attn::DemoInputs solved = app.inputs;
-        std::string why;
-        if (attn::apply_solution(step->exercises[size_t(a.exercise)], app.outputs, solved, &why)) {
-          app.inputs = std::move(solved);
-          remember_edits(app);
-          recompute(app);
-        } else {
-          app.errors.push_back("This exercise's stored solution could not be applied: " + why);
-        }
-      }
+      if (a.kind == ui::ExerciseAction::Kind::apply_solution) lab_apply_solution(app, a.exercise);
     }
     lab_keyboard(app, nav);
   } else {
@@ -618,6 +656,12 @@ bool lab_frame(void* user) {
   const double ui = platform::now_ms() - frame_start - app.frame_compute_ms;
   app.ui_ms = app.ui_ms > 0.0 ? 0.9 * app.ui_ms + 0.1 * ui : ui;
   lab_save(app);
+  // The page's mirror follows: a few times a second at most, once a second while training.
+  if (app.revision != app.revision_sent && frame_start - app.revision_sent_at >= (app.running ? 1000.0 : 150.0)) {
+    app.revision_sent = app.revision;
+    app.revision_sent_at = frame_start;
+    platform::page_event("changed", "{}");
+  }
   if (++app.frames == 1) platform::page_event("firstFrame", "{}");
   return true;
 }
@@ -761,8 +805,10 @@ std::string lab_page_query(const std::string& name, const std::string& arg, void
   else if (name == "widgets") answer = lab_widgets_json();
   else if (name == "errors") answer = lab_errors_json(app);
   else if (name == "prose") answer = lab_prose_json(app);
+  else if (name == "mirror") answer = lab_mirror_json(app);
   else if (name == "goto" || name == "loadLesson" || name == "language" || name == "link" || name == "share" ||
-           name == "train" || name == "layout" || name == "typeNumber" || name == "help") {
+           name == "train" || name == "layout" || name == "typeNumber" || name == "help" || name == "quizPick" ||
+           name == "quizCheck" || name == "hint" || name == "solution" || name == "setting") {
     const attn::json::ParseResult r = attn::json::parse(arg);
     const Value* a = r.ok ? &r.value : nullptr;
     auto str = [&](const char* key) {
@@ -791,6 +837,18 @@ std::string lab_page_query(const std::string& name, const std::string& arg, void
                       std::fabs(col->as_number()) < 1e6;
       answer = ok ? lab_type_number(app, str("name"), int(row->as_number()), int(col->as_number()), str("text"))
                   : std::string("row and col must be numbers");
+    } else if (name == "quizPick" || name == "quizCheck" || name == "hint" || name == "solution") {
+      // Indices from the page: whole numbers in range, else nothing happens.
+      auto index = [&](const char* key) {
+        const Value* v = a ? a->find(key) : nullptr;
+        return v && v->is_number() && std::fabs(v->as_number()) < 1e6 ? int(v->as_number()) : -1;
+      };
+      if (name == "quizPick") lab_quiz_pick(app, index("quiz"), index("option"));
+      if (name == "quizCheck") lab_quiz_check(app, index("quiz"));
+      if (name == "hint") lab_show_hint(app, index("exercise"));
+      answer = name == "solution" ? lab_apply_solution(app, index("exercise")) : true;
+    } else if (name == "setting") {
+      answer = lab_page_setting(app, str("name"), str("value"));
     } else if (name == "help") {
       app.show_keys = !app.show_keys;
       answer = app.show_keys;

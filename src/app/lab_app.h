@@ -58,6 +58,10 @@ struct LabApp {
   bool touch_screen = false;  // the page has a coarse pointer: touch-sized controls
   bool touched = false;       // a finger has been seen: touch-sized controls from now on
   TouchGesture gesture;
+  // Counts changes the page's readable mirror shows (values, outputs, answers,
+  // language, training); the page is told, at most a few times a second.
+  long revision = 0, revision_sent = 0;
+  double revision_sent_at = 0.0;
   bool dirty = false;         // state changed since it was last saved
   double saved_at_ms = 0.0;
 };
@@ -88,6 +92,11 @@ void lab_quiz_check(LabApp& app, int quiz);
 // Applies what the learner did in a demo panel (edit, setting, randomise, reset).
 void lab_apply_demo_edit(LabApp& app, const ui::DemoEdit& edit);
 void lab_set_language(LabApp& app, const std::string& lang);
+// Sets the stored solution of exercise `exercise`; false (and an error) when it cannot.
+bool lab_apply_solution(LabApp& app, int exercise);
+// Sets a choice or slider of the step's demo from the page's mirror: "" when done,
+// else why not (the setting must be one the step shows, the value one it offers).
+std::string lab_page_setting(LabApp& app, const std::string& name, const std::string& value);
 // Types `text` into number (row, col) of matrix `name`, as the desktop's typing
 // does: a decimal number, kept within the editor's range. "" on success, else why not.
 std::string lab_type_number(LabApp& app, const std::string& name, int row, int col, const std::string& text);
@@ -116,5 +125,7 @@ attn::json::Value lab_state_json(const LabApp& app);
 attn::json::Value lab_widgets_json();
 attn::json::Value lab_errors_json(const LabApp& app);
 attn::json::Value lab_prose_json(const LabApp& app);
+// The current step for the page's readable mirror (lab_mirror.cpp).
+attn::json::Value lab_mirror_json(const LabApp& app);
 // Answers window.attnlab's questions (see platform::set_page_query_handler).
 std::string lab_page_query(const std::string& name, const std::string& arg, void* app);

@@ -97,6 +97,22 @@ DemoInputs demo_defaults(const LessonStep& step);
 // `in` run at their defaults.
 DemoOutputs run_demo(const std::string& demo, const DemoInputs& in);
 
+// How a panel finds its matrix and names its rows and columns. Every view of a
+// panel (the canvas, and the page's readable mirror of it) reads them from here.
+// The matrix `name`: an input first (editable, *is_input set), then an output; null when absent.
+const Mat* panel_matrix(const DemoInputs& in, const DemoOutputs& out, const std::string& name,
+                        bool* is_input = nullptr);
+// `labels`, or the demo's tokens when there are none and the tokens fit the count n.
+std::vector<std::string> labels_or_tokens(const DemoInputs& in, const std::vector<std::string>& labels,
+                                          Eigen::Index n);
+// Labels in the learner's language (Panel::label_text), else as they are.
+std::vector<std::string> shown_labels(const Panel& p, std::vector<std::string> labels, const std::string& lang);
+// The row and column labels of a grid panel (editor, heatmap, token arrows) showing m.
+struct PanelAxes {
+  std::vector<std::string> rows, cols;
+};
+PanelAxes panel_axes(const Panel& p, const DemoInputs& in, const Mat& m, const std::string& lang);
+
 // Names of the matrices a learner may edit in this demo, in display order.
 std::vector<std::string> demo_editable(const std::string& demo);
 

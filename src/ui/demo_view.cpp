@@ -32,31 +32,11 @@ struct Ctx {
   float plot_cap = 0.0f;  // line plots at most this wide, so that two share a row (0 = no cap)
 };
 
-// Inputs first (editable), then computed outputs; null when absent.
 const attn::Mat* find_mat(const Ctx& c, const std::string& name, bool* is_input = nullptr) {
-  if (is_input) *is_input = false;
-  if (name.empty()) return nullptr;
-  if (auto it = c.in.mats.find(name); it != c.in.mats.end()) {
-    if (is_input) *is_input = true;
-    return &it->second;
-  }
-  if (auto it = c.out.mats.find(name); it != c.out.mats.end()) return &it->second;
-  return nullptr;
+  return attn::panel_matrix(c.in, c.out, name, is_input);
 }
-
-// The panel's labels, or the demo's tokens when they fit the count.
-std::vector<std::string> labels_or_tokens(const Ctx& c, const std::vector<std::string>& labels, Eigen::Index n) {
-  if (!labels.empty()) return labels;
-  if (c.in.tokens.size() == size_t(n)) return c.in.tokens;
-  return {};
-}
-
-// Labels as drawn in the learner's language (Panel::label_text), else as they are.
 std::vector<std::string> shown(const Ctx& c, const Panel& p, std::vector<std::string> labels) {
-  if (p.label_text.empty()) return labels;
-  for (std::string& l : labels)
-    if (auto it = p.label_text.find(l); it != p.label_text.end()) l = it->second.get(c.lang);
-  return labels;
+  return attn::shown_labels(p, std::move(labels), c.lang);
 }
 
 std::string setting_value(const Ctx& c, const std::string& name) {
@@ -66,16 +46,19 @@ std::string setting_value(const Ctx& c, const std::string& name) {
 
 // The views of the widgets, built the same way for measuring and for drawing.
 MatrixEditorView editor_view(const Ctx& c, const Panel& p, const attn::Mat* m) {
-  MatrixEditorView v{p.source, m, labels_or_tokens(c, p.row_labels, m->rows()), p.col_labels};
+  attn::PanelAxes axes = attn::panel_axes(p, c.in, *m, c.lang);
+  MatrixEditorView v{p.source, m, std::move(axes.rows), std::move(axes.cols)};
   v.lang = c.lang;
   v.max_width = c.avail - 2 * kPad;
   return v;
 }
 HeatmapView heatmap_view(const Ctx& c, const Panel& p, const attn::Mat* m) {
-  return {p.id, m, shown(c, p, p.row_labels), shown(c, p, p.col_labels), p.unit_range, 2, c.avail - 2 * kPad};
+  attn::PanelAxes axes = attn::panel_axes(p, c.in, *m, c.lang);
+  return {p.id, m, std::move(axes.rows), std::move(axes.cols), p.unit_range, 2, c.avail - 2 * kPad};
 }
 TokenArrowsView arrows_view(const Ctx& c, const Panel& p, const attn::Mat* m) {
-  return {p.id, m, labels_or_tokens(c, p.row_labels, m->rows()), labels_or_tokens(c, p.col_labels, m->cols()),
+  attn::PanelAxes axes = attn::panel_axes(p, c.in, *m, c.lang);
+  return {p.id, m, std::move(axes.rows), std::move(axes.cols),
           c.avail - 2 * kPad};
 }
 VectorPlotView vectors_view(const Ctx& c, const Panel& p, const attn::Mat* m) {

@@ -1,0 +1,300 @@
+// lab_mirror.cpp: the current step as the page's readable mirror needs it (web/lab.js
+// builds tables, inputs, radio buttons and buttons from it for screen readers and
+// the keyboard). It reads what the canvas draws from: the panels the core
+// computed, the same matrices and labels (attn::panel_axes), the quiz and exercise
+// state, and the interface's own words (ui::text) in the learner's language.
+// Nothing here computes maths or lays anything out.
+#include <cmath>
+
+#include "app/lab_app.h"
+#include "base/tensor_json.h"
+#include "lab/exercise.h"
+#include "ui/strings.h"
+
+namespace {
+
+using attn::Panel;
+using attn::json::Value;
+
+const char* kind_name(Panel::Kind k) {
+  switch (k) {
+    case Panel::Kind::editor: return "editor";
+    case Panel::Kind::heatmap: return "heatmap";
+    case Panel::Kind::token_arrows: return "arrows";
+    case Panel::Kind::vector_plot: return "vectors";
+    case Panel::Kind::line_plot: return "lines";
+    case Panel::Kind::bar_plot: return "bars";
+    case Panel::Kind::choice: return "choice";
+    case Panel::Kind::slider: return "slider";
+    case Panel::Kind::note: return "note";
+    case Panel::Kind::shapes: return "shapes";
+  }
+  return "note";
+}
+
+Value strings(const std::vector<std::string>& v) {
+  Value a = Value::array();
+  for (const auto& s : v) a.push(s);
+  return a;
+}
+
+// A number for JSON: non-finite values (a plot's gaps) become null.
+Value number(float x) { return std::isfinite(x) ? Value(double(x)) : Value(); }
+
+Value rows_of(const attn::Mat& m) {
+  Value rows = Value::array();
+  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+    Value row = Value::array();
+    for (Eigen::Index c = 0; c < m.cols(); ++c) row.push(number(m(r, c)));
+    rows.push(std::move(row));
+  }
+  return rows;
+}
+
+// A line per row: its name, how many points, the last value and the range.
+Value series_summary(const attn::Mat& m, const std::vector<std::string>& names) {
+  Value list = Value::array();
+  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+    int points = 0;
+    float last = NAN, lo = INFINITY, hi = -INFINITY;
+    for (Eigen::Index c = 0; c < m.cols(); ++c) {
+      const float v = m(r, c);
+      if (!std::isfinite(v)) continue;
+      ++points;
+      last = v;
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    Value s = Value::object();
+    s.set("name", size_t(r) < names.size() ? names[size_t(r)] : "#" + std::to_string(r + 1));
+    s.set("points", points);
+    if (points > 0) {
+      s.set("last", number(last));
+      s.set("min", number(lo));
+      s.set("max", number(hi));
+    }
+    list.push(std::move(s));
+  }
+  return list;
+}
+
+Value panel_json(const LabApp& app, const Panel& p, bool hidden) {
+  const std::string& lang = app.state.lang;
+  Value o = Value::object();
+  o.set("id", p.id);
+  o.set("kind", kind_name(p.kind));
+  o.set("title", p.title.get(lang));
+  if (hidden) {
+    o.set("hidden", true);
+    o.set("text", ui::text::hidden_panel.get(lang));
+    return o;
+  }
+  bool is_input = false;
+  const attn::Mat* m = attn::panel_matrix(app.inputs, app.outputs, p.source, &is_input);
+  switch (p.kind) {
+    case Panel::Kind::editor:
+    case Panel::Kind::heatmap:
+    case Panel::Kind::token_arrows: {
+      if (!m) break;
+      const attn::PanelAxes axes = attn::panel_axes(p, app.inputs, *m, lang);
+      o.set("name", p.source);
+      o.set("rows", strings(axes.rows));
+      o.set("cols", strings(axes.cols));
+      o.set("values", rows_of(*m));
+      const bool editable = is_input && p.kind == Panel::Kind::editor;
+      o.set("editable", editable);
+      if (editable) {
+        o.set("min", -double(ui::kEditLimit));
+        o.set("max", double(ui::kEditLimit));
+        o.set("step", 0.01);
+      }
+      break;
+    }
+    case Panel::Kind::vector_plot: {
+      // Each set of arrows: a table of (x, y) per row; arrow heads the canvas lets
+      // the learner drag are editable numbers here.
+      Value sets = Value::array();
+      const std::pair<const std::string*, const std::vector<std::string>*> parts[] = {{&p.source, &p.row_labels},
+                                                                                       {&p.source2, &p.series_labels}};
+      for (const auto& [name, labels] : parts) {
+        bool editable = false;
+        const attn::Mat* v = attn::panel_matrix(app.inputs, app.outputs, *name, &editable);
+        if (!v || v->cols() < 2) continue;
+        Value s = Value::object();
+        s.set("name", *name);
+        s.set("rows", strings(attn::labels_or_tokens(app.inputs, *labels, v->rows())));
+        s.set("cols", strings({"x", "y"}));
+        s.set("values", rows_of(v->leftCols(2)));
+        s.set("editable", editable);
+        if (editable) {
+          s.set("min", -double(ui::kEditLimit));
+          s.set("max", double(ui::kEditLimit));
+          s.set("step", 0.01);
+        }
+        sets.push(std::move(s));
+      }
+      o.set("sets", std::move(sets));
+      o.set("text", p.text.get(lang));
+      break;
+    }
+    case Panel::Kind::line_plot:
+      if (!m) break;
+      o.set("series", series_summary(*m, attn::shown_labels(p, p.series_labels, lang)));
+      o.set("text", p.text.get(lang));
+      break;
+    case Panel::Kind::bar_plot: {
+      if (!m) break;
+      // Groups are rows, bars are columns (as drawn); a single group reads as its bars.
+      const auto groups = attn::shown_labels(p, m->rows() == 1 ? p.col_labels : p.row_labels, lang);
+      o.set("rows", strings(m->rows() == 1 ? std::vector<std::string>{p.title.get(lang)} : groups));
+      o.set("cols", strings(attn::shown_labels(p, p.col_labels, lang)));
+      o.set("values", rows_of(*m));
+      o.set("editable", false);
+      break;
+    }
+    case Panel::Kind::choice: {
+      Value opts = Value::array();
+      for (size_t i = 0; i < p.options.size(); ++i) {
+        Value opt = Value::object();
+        opt.set("value", p.options[i]);
+        opt.set("label", i < p.option_labels.size() ? p.option_labels[i].get(lang) : p.options[i]);
+        opts.push(std::move(opt));
+      }
+      o.set("setting", p.setting);
+      o.set("options", std::move(opts));
+      auto it = app.inputs.settings.find(p.setting);
+      o.set("current", it == app.inputs.settings.end() ? std::string() : it->second);
+      break;
+    }
+    case Panel::Kind::slider: {
+      o.set("setting", p.setting);
+      o.set("min", double(p.min));
+      o.set("max", double(p.max));
+      o.set("step", double(p.step));
+      auto it = app.inputs.settings.find(p.setting);
+      o.set("value", it == app.inputs.settings.end() ? std::string() : it->second);
+      break;
+    }
+    case Panel::Kind::note:
+    case Panel::Kind::shapes: o.set("text", p.text.get(lang)); break;
+  }
+  return o;
+}
+
+Value words(const std::string& lang) {
+  namespace t = ui::text;
+  Value w = Value::object();
+  w.set("predict", t::predict.get(lang));
+  w.set("check", t::check.get(lang));
+  w.set("pickFirst", t::pick_first.get(lang));
+  w.set("right", t::right.get(lang));
+  w.set("wrong", t::wrong.get(lang));
+  w.set("tryIt", t::try_it.get(lang));
+  w.set("goalMet", t::goal_met.get(lang));
+  w.set("goalOpen", t::goal_open.get(lang));
+  w.set("now", t::now_is.get(lang));
+  w.set("notMeasured", t::not_measured.get(lang));
+  w.set("showHint", t::show_hint.get(lang));
+  w.set("nextHint", t::next_hint.get(lang));
+  w.set("hint", t::hint_n.get(lang));
+  w.set("showSolution", t::show_solution.get(lang));
+  w.set("start", t::train_start.get(lang));
+  w.set("pause", t::train_pause.get(lang));
+  w.set("resume", t::train_resume.get(lang));
+  w.set("step", t::train_step.get(lang));
+  w.set("reset", t::train_reset.get(lang));
+  w.set("speed", t::train_speed.get(lang));
+  w.set("slow", t::speed_slow.get(lang));
+  w.set("normal", t::speed_normal.get(lang));
+  w.set("fast", t::speed_fast.get(lang));
+  w.set("finished", t::train_finished.get(lang));
+  return w;
+}
+
+}  // namespace
+
+Value lab_mirror_json(const LabApp& app) {
+  Value o = Value::object();
+  if (app.set.lessons.empty()) return o;
+  const attn::Lesson& lesson = app.set.lessons[size_t(app.lesson)];
+  const attn::LessonStep& step = lesson.steps[size_t(app.state.step)];
+  const std::string& lang = app.state.lang;
+  o.set("lang", lang);
+  o.set("lessonId", lesson.id);
+  o.set("stepId", step.id);
+  o.set("words", words(lang));
+  if (!app.outputs.error.empty()) o.set("error", app.outputs.error);
+
+  std::vector<std::string> hidden;
+  for (size_t i = 0; i < step.quizzes.size(); ++i)
+    if (i >= app.quizzes.size() || !app.quizzes[i].checked)
+      hidden.insert(hidden.end(), step.quizzes[i].hides.begin(), step.quizzes[i].hides.end());
+  Value panels = Value::array();
+  if (!step.demo.empty())
+    for (const Panel& p : app.outputs.panels)
+      panels.push(panel_json(app, p, std::find(hidden.begin(), hidden.end(), p.id) != hidden.end()));
+  o.set("panels", std::move(panels));
+
+  Value quizzes = Value::array();
+  for (size_t i = 0; i < step.quizzes.size(); ++i) {
+    const attn::Quiz& q = step.quizzes[i];
+    const ui::QuizState st = i < app.quizzes.size() ? app.quizzes[i] : ui::QuizState{};
+    Value j = Value::object();
+    j.set("id", q.id);
+    j.set("question", q.question.get(lang));
+    Value opts = Value::array();
+    for (const auto& opt : q.options) opts.push(opt.get(lang));
+    j.set("options", std::move(opts));
+    j.set("picked", st.picked);
+    j.set("checked", st.checked);
+    if (st.checked) {  // the answer and its explanation only once revealed, as on the canvas
+      j.set("right", st.picked == q.answer);
+      j.set("answer", q.answer);
+      j.set("explain", q.explanation.get(lang));
+    }
+    quizzes.push(std::move(j));
+  }
+  o.set("quizzes", std::move(quizzes));
+
+  Value exercises = Value::array();
+  for (size_t i = 0; i < step.exercises.size(); ++i) {
+    const attn::Exercise& ex = step.exercises[i];
+    const attn::ExerciseStatus st = attn::check_exercise(ex, app.inputs, app.outputs);
+    Value j = Value::object();
+    j.set("id", ex.id);
+    j.set("goal", ex.goal.get(lang));
+    j.set("met", st.met);
+    Value conds = Value::array();
+    for (size_t k = 0; k < st.conditions.size(); ++k) {
+      const attn::ConditionStatus& c = st.conditions[k];
+      Value cj = Value::object();
+      cj.set("text", c.text);
+      cj.set("met", c.met);
+      cj.set("pending", c.pending);
+      if (!c.pending) cj.set("now", number(c.lhs));
+      if (!c.pending && k < ex.check.size() && !ex.check[k].rhs.is_number) cj.set("other", number(c.rhs));
+      conds.push(std::move(cj));
+    }
+    j.set("conditions", std::move(conds));
+    if (!st.error.empty()) j.set("error", st.error);
+    const int shown = i < app.hints_shown.size() ? app.hints_shown[i] : 0;
+    Value hints = Value::array();
+    for (int h = 0; h < shown && h < int(ex.hints.size()); ++h) hints.push(ex.hints[size_t(h)].get(lang));
+    j.set("hints", std::move(hints));
+    j.set("hintCount", int(ex.hints.size()));
+    exercises.push(std::move(j));
+  }
+  o.set("exercises", std::move(exercises));
+
+  if (app.experiment) {
+    Value t = Value::object();
+    t.set("running", app.running);
+    t.set("started", app.experiment->progress() > 0 || app.experiment->work_ms() > 0.0);
+    t.set("finished", app.experiment->done());
+    t.set("progress", double(app.experiment->progress()));
+    t.set("planned", double(app.experiment->planned()));
+    t.set("speed", app.speed);
+    o.set("training", std::move(t));
+  }
+  return o;
+}
