@@ -24,6 +24,7 @@
   function fail(message) {
     pageErrors.push(String(message));
     loading.classList.remove('done');
+    loading.style.display = '';
     loading.classList.add('failed');
     text.textContent = 'The lab could not start: ' + message;
     rejectReady(new Error(message));
@@ -258,6 +259,8 @@
         if (mirror) mirror.rebuild();
         bar.style.width = '100%';
         loading.classList.add('done');
+        // Out of the accessibility tree once it has faded (its CSS keeps it a flex box).
+        setTimeout(() => { if (loading.classList.contains('done')) loading.style.display = 'none'; }, 400);
         resolveReady();
       } else if (name === 'fatal') {
         fail(data);

@@ -65,8 +65,9 @@
     }
 
     function panel(p, w) {
-      const box = el('section', { class: 'm-panel', 'aria-label': p.title || undefined });
-      if (p.hidden) { box.append(el('p', { text: `${p.title ? p.title + ': ' : ''}${p.text}` })); return box; }
+      // A plain block, not a landmark: headings and captions carry the titles.
+      const box = el('div', { class: 'm-panel' });
+      if (p.hidden) { box.append(el('p', { text: `${p.title ? p.title + w.colon : ''}${p.text}` })); return box; }
       switch (p.kind) {
         case 'editor': case 'heatmap': case 'arrows': case 'bars':
           if (p.values) box.append(grid(p, p.title || p.name, p.name, `edit:${p.name}`));
@@ -106,14 +107,15 @@
           break;
         }
         default:
+          // Notes and shapes: a paragraph per line, so a reader can step through them.
           if (p.title) box.append(el('h3', { text: p.title }));
-          box.append(el('p', { class: 'm-text', text: p.text || '' }));
+          for (const line of String(p.text || '').split('\n')) if (line.trim()) box.append(el('p', { text: line }));
       }
       return box;
     }
 
     function quiz(q, i, w) {
-      const fs = el('fieldset', { class: 'm-quiz' }, el('legend', { text: `${w.predict}: ${q.question}` }));
+      const fs = el('fieldset', { class: 'm-quiz' }, el('legend', { text: `${w.predict}${w.colon}${q.question}` }));
       q.options.forEach((o, k) => {
         const id = `m-quiz-${q.id}-${k}`;
         fs.append(el('div', {},
@@ -131,11 +133,11 @@
       return fs;
     }
 
-    const goalStatus = (x, w) => (x.met ? w.goalMet : `${w.goalOpen}: ` + x.conditions.map((c) =>
+    const goalStatus = (x, w) => (x.met ? w.goalMet : `${w.goalOpen}${w.colon}` + x.conditions.map((c) =>
       c.pending ? `${c.text} (${w.notMeasured})` : `${c.text} (${w.now} ${fmt(c.now)}${c.other !== undefined ? ', ' + fmt(c.other) : ''})`).join('; '));
     function exercise(x, i, w) {
-      const box = el('section', { class: 'm-exercise', 'aria-label': `${w.tryIt}: ${x.goal}` },
-        el('h3', { text: `${w.tryIt}: ${x.goal}` }),
+      const box = el('div', { class: 'm-exercise' },
+        el('h3', { text: `${w.tryIt}${w.colon}${x.goal}` }),
         el('p', { text: goalStatus(x, w) }));
       if (x.error) box.append(el('p', { text: x.error }));
       if (x.hints.length) {
@@ -153,7 +155,7 @@
 
     function training(t, w) {
       const label = t.running ? w.pause : t.started ? w.resume : w.start;
-      const box = el('section', { class: 'm-training', 'aria-label': w.training },
+      const box = el('div', { class: 'm-training', role: 'group', 'aria-label': w.training },
         el('button', { type: 'button', 'data-key': 'm-train-run', text: label, disabled: t.finished,
                        on: { click: () => ask('train', { action: t.running ? 'pause' : 'run', speed: '' }) } }),
         el('button', { type: 'button', 'data-key': 'm-train-step', text: w.step, disabled: t.finished,
@@ -175,9 +177,9 @@
     function more(lang) {
       return lang === 'zh'
         ? { heading: '本步的面板（可读版本）', lastValue: '最新', range: '范围', points: '个点', noPoints: '还没有数据点', training: '训练', progress: '训练进度',
-            started: '训练开始了', paused: '训练暂停了', done: '训练完成', accuracy: '准确率', goal: '目标达成：', changed: '已改为' }
+            colon: '：', started: '训练开始了', paused: '训练暂停了', done: '训练完成', accuracy: '准确率', goal: '目标达成：', changed: '已改为' }
         : { heading: 'This step’s panels, readable', lastValue: 'last', range: 'range', points: 'points', noPoints: 'no points yet', training: 'Training', progress: 'Training progress',
-            started: 'Training started', paused: 'Training paused', done: 'Training finished', accuracy: 'accuracy', goal: 'Goal met:', changed: 'now' };
+            colon: ': ', started: 'Training started', paused: 'Training paused', done: 'Training finished', accuracy: 'accuracy', goal: 'Goal met:', changed: 'now' };
     }
 
     // What changed since the last description, in one short sentence (or none).
