@@ -25,6 +25,10 @@ class WordOrderExperiment : public TrainingExperiment {
 
  protected:
   void add_panels(DemoOutputs& out) const override {
+    // The newest held-out accuracy of each model (zeros before the first test).
+    Mat latest = Mat::Zero(Eigen::Index(tracks().size()), 1);  // (models, 1)
+    for (size_t i = 0; i < tracks().size(); ++i)
+      if (tracks()[i].evaluated_at >= 0) latest(Eigen::Index(i), 0) = tracks()[i].last.accuracy * 100.0f;
     // Held-out twins number example(): the same words, the two animals swapped.
     std::vector<std::string> sentences = {"…", "…"}, names;
     for (const Track& t : tracks()) names.push_back(t.name);
@@ -48,6 +52,10 @@ class WordOrderExperiment : public TrainingExperiment {
                    "and the opposite label.",
              "每个留出句子都有一个孪生句：词完全相同，只是两种动物互换了位置，标签也相反。");
     out.mats["twin_p"] = p;
+    out.mats["latest_accuracy"] = latest;
+    out.panels.push_back(demo_impl::bars_panel("latest", "latest_accuracy",
+                                               tr("Held-out accuracy (%) at the newest test", "最近一次测试的留出集准确率（%）"),
+                                               names, {"%"}));
     out.panels.push_back(demo_impl::heatmap_panel("twins", "twin_p",
                                                   tr("p(the dog does it) for a held-out sentence and its twin",
                                                      "留出句子及其孪生句上的 p(是狗做的)"),

@@ -393,6 +393,8 @@ TEST_CASE("train_word_order: without positions self-attention stays at chance, w
   // The twins panel: the order-blind model gives both sentences the same p.
   const attn::DemoOutputs out = ex->view();
   CHECK(has_panel(out, "twins"));
+  CHECK(has_panel(out, "latest"));
+  CHECK(out.mats.at("latest_accuracy")(2, 0) == doctest::Approx(100.0));  // the RNN, at the end
   const attn::Mat& p = out.mats.at("twin_p");
   REQUIRE(p.rows() == 2);
   CHECK(std::abs(p(0, 0) - p(1, 0)) < 1e-5f);
