@@ -31,6 +31,7 @@ class WordOrderExperiment : public TrainingExperiment {
       if (tracks()[i].evaluated_at >= 0) latest(Eigen::Index(i), 0) = tracks()[i].last.accuracy * 100.0f;
     // Held-out twins number example(): the same words, the two animals swapped.
     std::vector<std::string> sentences = {"…", "…"}, names;
+    std::vector<LocalText> shown(2);
     for (const Track& t : tracks()) names.push_back(t.name);
     Mat p = Mat::Constant(2, Eigen::Index(tracks().size()), 0.5f);  // (twins, models): p(the dog is the agent)
     LocalText note;
@@ -40,7 +41,9 @@ class WordOrderExperiment : public TrainingExperiment {
       const size_t first = pairs ? 2 * (size_t(example()) % pairs) : 0;
       for (size_t s = 0; s < 2 && first + s < d.test.size(); ++s) {
         const data::LabeledSequence& ex = d.test[first + s];
-        sentences[s] = data::word_order_text(d, ex.tokens) + (ex.label ? "  (yes)" : "  (no)");
+        const std::string words = data::word_order_text(d, ex.tokens);
+        sentences[s] = words + (ex.label ? "  (yes)" : "  (no)");
+        shown[s] = tr(sentences[s], words + (ex.label ? "（是）" : "（不是）"));
         for (size_t m = 0; m < tracks().size(); ++m)
           p(Eigen::Index(s), Eigen::Index(m)) = tracks()[m].run->long_range()->probabilities(ex.tokens)[1];
       }
@@ -60,6 +63,8 @@ class WordOrderExperiment : public TrainingExperiment {
                                                   tr("p(the dog does it) for a held-out sentence and its twin",
                                                      "留出句子及其孪生句上的 p(是狗做的)"),
                                                   sentences, names, true));
+    for (size_t s = 0; s < 2; ++s)
+      if (!shown[s].by_lang.empty()) out.panels.back().label_text[sentences[s]] = shown[s];
     out.panels.push_back(demo_impl::note_panel("task", tr("The task", "任务"), note));
     out.panels.push_back(demo_impl::slider_panel("example", tr("Held-out twins", "留出的孪生句"), 0.0f, 29.0f, 1.0f));
   }
