@@ -26,8 +26,21 @@
     document.documentElement.lang = p.lang === 'zh' ? 'zh-Hans' : 'en';
     prose.replaceChildren();
     const h = (tag, text, cls) => { const e = document.createElement(tag); e.textContent = text; if (cls) e.className = cls; prose.append(e); };
+    const zh = p.lang === 'zh';
     h('p', p.lesson, 'lesson');
-    h('h2', p.title);
+    // The title carries the fold button (shown only in a narrow page).
+    const title = document.createElement('h2');
+    const titleText = document.createElement('span');
+    titleText.textContent = p.title;
+    const fold = document.createElement('button');
+    fold.type = 'button';
+    fold.className = 'fold';
+    fold.setAttribute('aria-expanded', String(!proseFolded));
+    fold.textContent = proseFolded ? (zh ? '展开' : 'Show text') : (zh ? '收起' : 'Hide text');
+    fold.addEventListener('click', () => { proseFolded = !proseFolded; showProse(p); canvasResized(); });
+    title.append(titleText, fold);
+    prose.append(title);
+    prose.classList.toggle('folded', proseFolded);
     // "[words](#lesson/step)" in the text (the recap's map) becomes a link to that step.
     for (const para of String(p.text).split('\n')) {
       const e = document.createElement('p');
@@ -45,6 +58,167 @@
       prose.append(e);
     }
     h('p', (p.lang === 'zh' ? `第 ${p.step} 步，共 ${p.steps} 步` : `Step ${p.step} of ${p.steps}`), 'where');
+    showTopbar(p);
+  }
+  let proseFolded = false;
+  let current = null;  // the step shown: {lessonId, step (1-based), steps, lang}
+
+  // ---- Layout by width: wide (lesson list beside the lesson), medium (tablets:
+  // the list in a drawer, words beside the canvas), narrow (phones: one column).
+  // Decided again on every resize and rotation; the lab keeps its state.
+  const stage = document.getElementById('stage');
+  const kNarrow = 700, kMedium = 1200;  // CSS px
+  const isTouch = () => (window.matchMedia && matchMedia('(pointer: coarse)').matches) || navigator.maxTouchPoints > 0;
+  const layoutMode = () => innerWidth < kNarrow ? 'narrow' : innerWidth < kMedium ? 'medium' : 'wide';
+  // SDL sizes the canvas from its CSS size on a window resize; a change of the
+  // page's own layout needs the same nudge.
+  function canvasResized() { requestAnimationFrame(() => window.dispatchEvent(new Event('resize'))); }
+  function applyLayout() {
+    const mode = layoutMode();
+    const changed = !stage.classList.contains(mode);
+    stage.classList.remove('wide', 'medium', 'narrow');
+    stage.classList.add(mode);
+    if (mode === 'wide') closeDrawer(false);
+    if (Module.calledRun) ask('layout', { mode, touch: isTouch() });
+    if (changed) canvasResized();
+  }
+
+  // ---- The top bar: the drawer's button, Back, where we are, Next, the language.
+  const $ = (id) => document.getElementById(id);
+  function showTopbar(p) {
+    current = p;
+    const zh = p.lang === 'zh';
+    $('counter').textContent = `${p.step} / ${p.steps}`;
+    $('counter').setAttribute('aria-label', zh ? `第 ${p.step} 步，共 ${p.steps} 步` : `Step ${p.step} of ${p.steps}`);
+    $('back').disabled = p.step <= 1;
+    $('next').disabled = p.step >= p.steps;
+    $('back').setAttribute('aria-label', zh ? '上一步' : 'Previous step');
+    $('next').setAttribute('aria-label', zh ? '下一步' : 'Next step');
+    $('menu-label').textContent = zh ? '课程' : 'Lessons';
+    $('lang').textContent = zh ? 'English' : '中文';
+    $('lang').lang = zh ? 'en' : 'zh-Hans';
+    $('lang').setAttribute('aria-label', zh ? 'Switch to English' : '切换到中文');
+    $('drawer-title').textContent = zh ? '课程' : 'Lessons';
+    $('drawer-close').setAttribute('aria-label', zh ? '关闭课程列表' : 'Close the lesson list');
+    $('help').textContent = zh ? '触屏与按键说明' : 'Touch and keys';
+    $('cell-edit').textContent = zh ? '编辑' : 'Edit';
+    if (!$('drawer').hidden) fillDrawer();
+  }
+  const stepBy = (d) => { if (current) ask('goto', { lesson: current.lessonId, step: current.step - 1 + d }); };
+  $('back').addEventListener('click', () => stepBy(-1));
+  $('next').addEventListener('click', () => stepBy(+1));
+  $('lang').addEventListener('click', () => ask('language', { lang: current && current.lang === 'zh' ? 'en' : 'zh' }));
+
+  // ---- The drawer: every lesson with how far the learner got.
+  function fillDrawer() {
+    const list = $('drawer-list');
+    list.replaceChildren();
+    for (const l of ask('lessons') || []) {
+      const li = document.createElement('li');
+      const b = document.createElement('button');
+      b.type = 'button';
+      const name = document.createElement('span');
+      name.textContent = l.title;
+      const done = document.createElement('span');
+      done.className = 'progress';
+      done.textContent = `${l.furthest + 1} / ${l.steps}`;
+      b.append(name, done);
+      if (current && l.id === current.lessonId) b.setAttribute('aria-current', 'true');
+      b.addEventListener('click', () => { closeDrawer(true); ask('goto', { lesson: l.id, step: 0 }); });
+      li.append(b);
+      list.append(li);
+    }
+  }
+  function openDrawer() {
+    fillDrawer();
+    $('drawer').hidden = false;
+    $('scrim').hidden = false;
+    $('menu').setAttribute('aria-expanded', 'true');
+    ($('drawer-list').querySelector('[aria-current]') || $('drawer-close')).focus();
+  }
+  function closeDrawer(returnFocus) {
+    if ($('drawer').hidden) return;
+    $('drawer').hidden = true;
+    $('scrim').hidden = true;
+    $('menu').setAttribute('aria-expanded', 'false');
+    if (returnFocus) $('menu').focus();
+  }
+  $('menu').addEventListener('click', () => ($('drawer').hidden ? openDrawer() : closeDrawer(true)));
+  $('drawer-close').addEventListener('click', () => closeDrawer(true));
+  $('scrim').addEventListener('click', () => closeDrawer(true));
+  $('help').addEventListener('click', () => { closeDrawer(false); ask('help'); });
+  $('drawer').addEventListener('keydown', (e) => { if (e.key === 'Escape') { e.stopPropagation(); closeDrawer(true); } });
+
+  // ---- Typing a number on a touch screen. A phone opens its keyboard only for a
+  // focused text field, so a tap on a number (reported by the lab) offers an Edit
+  // button; it opens a real input over the number, whose value goes through the
+  // same checks as the desktop's typing (lab_type_number). Enter or leaving the
+  // field keeps it, Escape cancels.
+  let tapped = null, tapTimer = 0;
+  const tools = $('cell-tools'), editBtn = $('cell-edit'), input = $('cell-input'), cellError = $('cell-error');
+  function placeTools(x, y) {
+    const c = $('canvas').getBoundingClientRect();
+    tools.style.left = Math.max(4, Math.min(c.left + x, innerWidth - 124)) + 'px';
+    tools.style.top = Math.max(4, Math.min(c.top + y, innerHeight - 100)) + 'px';
+  }
+  function hideTools() {
+    clearTimeout(tapTimer);
+    tools.hidden = true;
+    input.hidden = true;
+    cellError.hidden = true;
+    tapped = null;
+  }
+  function offerEdit(t) {
+    if (!input.hidden) return;  // already typing into one
+    tapped = t;
+    const zh = current && current.lang === 'zh';
+    editBtn.hidden = false;
+    editBtn.setAttribute('aria-label', (zh ? '编辑 ' : 'Edit ') + `${t.name}[${t.row}][${t.col}]`);
+    input.hidden = true;
+    cellError.hidden = true;
+    tools.hidden = false;
+    placeTools(t.x, t.y + t.height + 4);
+    clearTimeout(tapTimer);
+    tapTimer = setTimeout(() => { if (input.hidden) hideTools(); }, 6000);
+  }
+  editBtn.addEventListener('click', () => {
+    if (!tapped) return;
+    clearTimeout(tapTimer);
+    editBtn.hidden = true;
+    input.hidden = false;
+    placeTools(tapped.x, tapped.y);
+    input.value = String(Number(tapped.value.toFixed(4)));
+    input.setAttribute('aria-label', `${tapped.name}[${tapped.row}][${tapped.col}]`);
+    input.focus();
+    input.select();
+  });
+  function commit(closeOnError) {
+    if (!tapped || input.hidden) return;
+    const why = ask('typeNumber', { name: tapped.name, row: tapped.row, col: tapped.col, text: input.value.slice(0, 100) });
+    if (!why) { hideTools(); return; }
+    cellError.textContent = why;
+    cellError.hidden = false;
+    if (closeOnError) { input.hidden = true; tapTimer = setTimeout(hideTools, 3000); }
+  }
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') { e.preventDefault(); commit(false); }
+    else if (e.key === 'Escape') { e.preventDefault(); hideTools(); $('canvas').focus(); }
+    e.stopPropagation();  // keys typed here are not the lab's shortcuts
+  });
+  input.addEventListener('blur', () => commit(true));
+  $('canvas').addEventListener('touchstart', () => { if (input.hidden) hideTools(); }, { passive: true });
+
+  window.addEventListener('resize', () => { applyLayout(); if (!tools.hidden) hideTools(); });
+  stage.classList.remove('wide');
+  stage.classList.add(layoutMode());  // before the lab starts, so it sizes the canvas right
+  // The canvas also changes size without the window doing so (the words above it
+  // grow, shrink or fold); SDL only listens for window resizes, so tell it.
+  if (window.ResizeObserver) {
+    let last = '';
+    new ResizeObserver(([e]) => {
+      const size = `${Math.round(e.contentRect.width)}x${Math.round(e.contentRect.height)}`;
+      if (size !== last) { last = size; if (Module.calledRun) canvasResized(); }
+    }).observe(document.getElementById('canvas'));
   }
 
   let resolveReady, rejectReady;
@@ -71,6 +245,7 @@
     // Events from the app (platform::page_event).
     labEvent(name, data) {
       if (name === 'firstFrame') {
+        applyLayout();
         bar.style.width = '100%';
         loading.classList.add('done');
         resolveReady();
@@ -78,6 +253,8 @@
         fail(data);
       } else if (name === 'step') {
         showProse(data);
+      } else if (name === 'numberTap') {
+        offerEdit(data);
       }
     },
     onAbort(what) { fail('aborted: ' + what); },
@@ -133,6 +310,8 @@
     goto: (lessonId, step) => ask('goto', { lesson: String(lessonId), step: Number(step) }),
     // Load one more lesson from text (lesson file format); false and an errors() entry if it is invalid.
     loadLesson: (file, text) => ask('loadLesson', { file: String(file), text: String(text) }),
+    // The page's layout now: 'wide', 'medium' or 'narrow' (decided by its width).
+    layout: () => layoutMode(),
     // Switch the language: 'en' or 'zh'.
     setLanguage: (lang) => ask('language', { lang: String(lang) }),
     // Put this step's link, with the learner's values, in the address bar and the clipboard.

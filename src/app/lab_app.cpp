@@ -10,6 +10,7 @@
 
 #include "app/lab_keys.h"
 #include "base/rng.h"
+#include "base/number_text.h"
 #include "base/simd_info.h"
 #include "base/tensor_json.h"
 #include "lab/exercise.h"
@@ -349,6 +350,25 @@ void lab_set_language(LabApp& app, const std::string& lang) {
   platform::page_event("step", attn::json::write(lab_prose_json(app)));
 }
 
+std::string lab_type_number(LabApp& app, const std::string& name, int row, int col, const std::string& text) {
+  const bool zh = app.state.lang == "zh";
+  auto it = app.inputs.mats.find(name);
+  if (it == app.inputs.mats.end() || row < 0 || col < 0 || row >= it->second.rows() || col >= it->second.cols())
+    return zh ? "这个数字在本步中不存在。" : "This number is not on this step.";
+  if (text.size() > 64) return zh ? "太长了：请输入一个数。" : "That is too long: type one number.";
+  float v = 0.0f;
+  if (attn::parse_float_text(text, &v) != attn::NumberText::ok)
+    return zh ? "请输入一个数，例如 0.5 或 -2。" : "Type a number, such as 0.5 or -2.";
+  // The editor's range, as a drag or the desktop's typing keeps it.
+  lab_apply_edit(app, {name, row, col, std::clamp(v, -ui::kEditLimit, ui::kEditLimit)});
+  return "";
+}
+
+void lab_set_layout(LabApp& app, const std::string& layout, bool touch_screen) {
+  if (layout == "wide" || layout == "medium" || layout == "narrow") app.layout = layout;
+  app.touch_screen = touch_screen;
+}
+
 // ---------------------------------------------------------------- 3 saving and links
 void lab_save(LabApp& app, double min_interval_ms) {
   const double now = platform::now_ms();
@@ -426,10 +446,13 @@ void notices(LabApp& app) {
 }
 
 // Back, step counter, Next, then the step's own actions on the right.
-void toolbar(LabApp& app, const attn::Lesson& lesson, ui::Nav& nav) {
+// In a narrow or medium page, Back and Next are in the page's top bar instead.
+void toolbar(LabApp& app, const attn::Lesson& lesson, ui::Nav& nav, bool with_nav) {
   const std::string& lang = app.state.lang;
-  nav = ui::step_navigation({&lesson, app.state.step, lang});
-  ImGui::SameLine(0.0f, 24.0f);
+  if (with_nav) {
+    nav = ui::step_navigation({&lesson, app.state.step, lang});
+    ImGui::SameLine(0.0f, 24.0f);
+  }
   const bool edited = app.state.edits.count(current_key(app)) > 0 || app.state.answers.count(current_key(app)) > 0;
   ImGui::BeginDisabled(!edited);
   if (ImGui::Button(ui::text::reset_step.get(lang))) lab_reset_step(app);
@@ -454,6 +477,35 @@ void advance_experiment(LabApp& app) {
   if (app.experiment->done()) app.running = false;
   app.frame_compute_ms += platform::now_ms() - t0;
   recompute(app);
+}
+
+// Touch-sized controls once the page says it is a touch screen or a finger is
+// seen; a finger's swipes and taps (app/lab_touch.h).
+void touch(LabApp& app, double now) {
+  const bool finger = platform::pointer_is_touch();
+  app.touched = app.touched || finger;
+  ui::set_touch_targets(app.touch_screen || app.touched);
+  const std::optional<NumberTap> tap = touch_update(app.gesture, finger, now);
+  if (!tap) return;
+  // "edit:<name>:<row>:<col>"; the page puts a text input over the number.
+  const size_t c2 = tap->id.rfind(':'), c1 = c2 == std::string::npos ? c2 : tap->id.rfind(':', c2 - 1);
+  if (tap->id.rfind("edit:", 0) != 0 || c1 == std::string::npos || c1 < 5) return;
+  const std::string name = tap->id.substr(5, c1 - 5);
+  long long row = 0, col = 0;
+  auto it = app.inputs.mats.find(name);
+  if (it == app.inputs.mats.end() || !attn::parse_whole_text(tap->id.substr(c1 + 1, c2 - c1 - 1), 0, it->second.rows() - 1, &row) ||
+      !attn::parse_whole_text(tap->id.substr(c2 + 1), 0, it->second.cols() - 1, &col))
+    return;
+  attn::json::Value o = attn::json::Value::object();
+  o.set("name", name);
+  o.set("row", int(row));
+  o.set("col", int(col));
+  o.set("value", double(it->second(int(row), int(col))));
+  o.set("x", double(tap->x));
+  o.set("y", double(tap->y));
+  o.set("width", double(tap->w));
+  o.set("height", double(tap->h));
+  platform::page_event("numberTap", attn::json::write(o));
 }
 
 void experiment_controls(LabApp& app) {
@@ -490,16 +542,21 @@ bool lab_frame(void* user) {
   app.frame_compute_shown = compute_shown;
   app.frame_compute_ms = 0.0;
   advance_experiment(app);
+  touch(app, frame_start);
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  const float sidebar_w = 270.0f;
+  // In a narrow or medium page the lesson list is the page's drawer.
+  const bool list_in_page = platform::running_in_browser() && app.layout != "wide";
+  const float sidebar_w = list_in_page ? 0.0f : 270.0f;
   const ImGuiWindowFlags fixed = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
                                  ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoBringToFrontOnFocus;
 
-  ImGui::SetNextWindowPos(vp->WorkPos);
-  ImGui::SetNextWindowSize(ImVec2(sidebar_w, vp->WorkSize.y));
-  ImGui::Begin("Lessons", nullptr, fixed);
-  sidebar(app);
-  ImGui::End();
+  if (!list_in_page) {
+    ImGui::SetNextWindowPos(vp->WorkPos);
+    ImGui::SetNextWindowSize(ImVec2(sidebar_w, vp->WorkSize.y));
+    ImGui::Begin("Lessons", nullptr, fixed);
+    sidebar(app);
+    ImGui::End();
+  }
 
   ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + sidebar_w, vp->WorkPos.y));
   ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x - sidebar_w, vp->WorkSize.y));
@@ -509,12 +566,15 @@ bool lab_frame(void* user) {
   ui::Nav nav = ui::Nav::none;
   if (const attn::LessonStep* step = current_step(app)) {
     const attn::Lesson& lesson = app.set.lessons[size_t(app.lesson)];
-    toolbar(app, lesson, nav);
+    toolbar(app, lesson, nav, !list_in_page);
     ImGui::Separator();
     const bool prose = !platform::running_in_browser();
-    ui::step_header({&lesson, app.state.step, app.state.lang, prose,
-                     prose ? attn::shown_prose(*step, app.state.lang, app.quizzes) : std::string()});
-    ImGui::Spacing();
+    // A narrow or medium page shows the titles in its words above or beside the canvas.
+    if (!list_in_page) {
+      ui::step_header({&lesson, app.state.step, app.state.lang, prose,
+                       prose ? attn::shown_prose(*step, app.state.lang, app.quizzes) : std::string()});
+      ImGui::Spacing();
+    }
     experiment_controls(app);
     // Predict first: a quiz's hidden panels stay hidden until it is checked.
     std::vector<std::string> hidden;
@@ -689,6 +749,7 @@ Value lab_prose_json(const LabApp& app) {
   o.set("text", attn::shown_prose(*step, lang, app.quizzes));
   o.set("step", app.state.step + 1);
   o.set("steps", int(lesson.steps.size()));
+  o.set("lessonId", lesson.id);
   return o;
 }
 
@@ -701,7 +762,7 @@ std::string lab_page_query(const std::string& name, const std::string& arg, void
   else if (name == "errors") answer = lab_errors_json(app);
   else if (name == "prose") answer = lab_prose_json(app);
   else if (name == "goto" || name == "loadLesson" || name == "language" || name == "link" || name == "share" ||
-           name == "train") {
+           name == "train" || name == "layout" || name == "typeNumber" || name == "help") {
     const attn::json::ParseResult r = attn::json::parse(arg);
     const Value* a = r.ok ? &r.value : nullptr;
     auto str = [&](const char* key) {
@@ -719,6 +780,20 @@ std::string lab_page_query(const std::string& name, const std::string& arg, void
     } else if (name == "train") {
       lab_train(app, str("action"), str("speed"));
       answer = app.experiment != nullptr;
+    } else if (name == "layout") {
+      const Value* t = a ? a->find("touch") : nullptr;
+      lab_set_layout(app, str("mode"), t && t->is_bool() && t->as_bool());
+      answer = app.layout;
+    } else if (name == "typeNumber") {
+      const Value* row = a ? a->find("row") : nullptr;
+      const Value* col = a ? a->find("col") : nullptr;
+      const bool ok = row && col && row->is_number() && col->is_number() && std::fabs(row->as_number()) < 1e6 &&
+                      std::fabs(col->as_number()) < 1e6;
+      answer = ok ? lab_type_number(app, str("name"), int(row->as_number()), int(col->as_number()), str("text"))
+                  : std::string("row and col must be numbers");
+    } else if (name == "help") {
+      app.show_keys = !app.show_keys;
+      answer = app.show_keys;
     } else if (name == "link") {
       lab_follow_link(app, str("fragment"));
       answer = true;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app/lab_touch.h"
 #include "base/json.h"
 #include "lab/demos.h"
 #include "lab/experiments.h"
@@ -50,6 +51,13 @@ struct LabApp {
   attn::FrameBudget budget_fast{{30.0, 4.0, 24.0, 8.0, 0.5, 0.9}};
   double ui_ms = 0.0;  // smoothed time to lay out the interface, not counting compute
   long frames = 0;
+  // How the page lays the lab out (web/lab.js decides by width and tells us):
+  // "wide" shows the lesson list beside the lesson; "medium" and "narrow" leave
+  // it to the page's drawer, with Back / Next in the page's top bar.
+  std::string layout = "wide";
+  bool touch_screen = false;  // the page has a coarse pointer: touch-sized controls
+  bool touched = false;       // a finger has been seen: touch-sized controls from now on
+  TouchGesture gesture;
   bool dirty = false;         // state changed since it was last saved
   double saved_at_ms = 0.0;
 };
@@ -80,6 +88,11 @@ void lab_quiz_check(LabApp& app, int quiz);
 // Applies what the learner did in a demo panel (edit, setting, randomise, reset).
 void lab_apply_demo_edit(LabApp& app, const ui::DemoEdit& edit);
 void lab_set_language(LabApp& app, const std::string& lang);
+// Types `text` into number (row, col) of matrix `name`, as the desktop's typing
+// does: a decimal number, kept within the editor's range. "" on success, else why not.
+std::string lab_type_number(LabApp& app, const std::string& name, int row, int col, const std::string& text);
+// The page's layout ("wide", "medium" or "narrow") and whether it is a touch screen.
+void lab_set_layout(LabApp& app, const std::string& layout, bool touch_screen);
 std::string lab_share_link(LabApp& app);  // also copies it to the clipboard
 
 // Live experiments: start / pause, one step, start again, speed.

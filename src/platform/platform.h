@@ -39,6 +39,10 @@ enum class Key { left, right, page_up, page_down, f1, escape, count };
 // Times `key` went down since the previous frame (valid inside the frame callback).
 int key_presses(Key key);
 
+// True while the pointer ImGui follows is a finger: SDL2 turns touches into mouse
+// events, and this tells them apart (a real mouse moving makes it false again).
+bool pointer_is_touch();
+
 // Device pixels per screen unit (window.devicePixelRatio on the web).
 float pixel_ratio();
 

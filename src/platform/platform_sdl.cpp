@@ -30,6 +30,7 @@ SDL_Window* g_window = nullptr;
 SDL_GLContext g_gl = nullptr;
 Desc g_desc;
 int g_presses[int(Key::count)] = {};  // indexed by Key, counted per frame
+bool g_touch = false;  // the last pointer event came from a finger
 std::vector<SDL_Event> g_held_releases;  // key releases delivered to ImGui next frame
 float g_font_ratio = 0.0f;  // pixel ratio the fonts were last rasterised for
 const auto g_start = std::chrono::steady_clock::now();
@@ -186,6 +187,8 @@ float pixel_ratio() {
 
 int key_presses(Key key) { return g_presses[int(key)]; }
 
+bool pointer_is_touch() { return g_touch; }
+
 bool running_in_browser() {
 #if defined(__EMSCRIPTEN__)
   return true;
@@ -211,6 +214,10 @@ bool frame(FrameFn fn, void* user) {
   while (SDL_PollEvent(&e)) {
     if (e.type == SDL_KEYDOWN || e.type == SDL_KEYUP) handle_key_event(e, down_this_frame);
     else ImGui_ImplSDL2_ProcessEvent(&e);
+    if (e.type == SDL_FINGERDOWN || e.type == SDL_FINGERMOTION) g_touch = true;
+    if ((e.type == SDL_MOUSEMOTION && e.motion.which != SDL_TOUCH_MOUSEID) ||
+        (e.type == SDL_MOUSEBUTTONDOWN && e.button.which != SDL_TOUCH_MOUSEID))
+      g_touch = false;
     if (e.type == SDL_QUIT) keep = false;
     if (e.type == SDL_WINDOWEVENT && e.window.event == SDL_WINDOWEVENT_CLOSE &&
         e.window.windowID == SDL_GetWindowID(g_window))

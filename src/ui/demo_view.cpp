@@ -68,6 +68,7 @@ std::string setting_value(const Ctx& c, const std::string& name) {
 MatrixEditorView editor_view(const Ctx& c, const Panel& p, const attn::Mat* m) {
   MatrixEditorView v{p.source, m, labels_or_tokens(c, p.row_labels, m->rows()), p.col_labels};
   v.lang = c.lang;
+  v.max_width = c.avail - 2 * kPad;
   return v;
 }
 HeatmapView heatmap_view(const Ctx& c, const Panel& p, const attn::Mat* m) {

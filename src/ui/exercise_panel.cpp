@@ -92,12 +92,12 @@ ExerciseAction exercise_panel(const ExercisesView& view) {
       text_wrapped(ex.hints[size_t(h)].get(lang), right);
     }
     if (shown < int(ex.hints.size())) {
-      if (ImGui::SmallButton(shown == 0 ? text::show_hint.get(lang) : text::next_hint.get(lang)))
+      if (small_button(shown == 0 ? text::show_hint.get(lang) : text::next_hint.get(lang)))
         action = {ExerciseAction::Kind::show_hint, int(i)};
       widgets_record_last("hint:" + ex.id, "button");
       ImGui::SameLine();
     }
-    if (ImGui::SmallButton(text::show_solution.get(lang))) action = {ExerciseAction::Kind::apply_solution, int(i)};
+    if (small_button(text::show_solution.get(lang))) action = {ExerciseAction::Kind::apply_solution, int(i)};
     widgets_record_last("solution:" + ex.id, "button");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text::solution_tip.get(lang));
 

@@ -24,6 +24,12 @@ struct CellEdit {
 
 // theme.cpp: colours, spacing and rounding of the whole lab.
 void apply_theme();
+// Touch screens: every control at least 40 screen units tall (buttons, numbers,
+// answers, sliders), with more room between them. Off restores apply_theme's sizes.
+void set_touch_targets(bool on);
+bool touch_targets();
+// A compact button on a desktop; a full-height one on a touch screen.
+bool small_button(const char* label);
 
 // lesson_list.cpp: the lessons in order; returns the index clicked, or -1.
 struct LessonListView {
@@ -54,7 +60,10 @@ struct MatrixEditorView {
   std::vector<std::string> col_labels;
   float speed = 0.01f;  // value change per pixel dragged
   std::string lang = "en";
+  float max_width = 0.0f;  // the card's content width (0 = as wide as the grid needs)
 };
+// The range a learner can drag or type an editable number to.
+inline constexpr float kEditLimit = 100.0f;
 std::optional<CellEdit> matrix_editor(const MatrixEditorView& view);
 float matrix_editor_width(const MatrixEditorView& view);
 // The row of buttons under an editor: ids "randomise:<name>", "reset:<name>".

@@ -72,6 +72,16 @@ inline constexpr KeyRow key_rows[] = {
     {{"T", "T"}, {"Show or hide the timing overlay (frame time, compute time)", "显示或隐藏计时浮层（每帧时间、计算时间）"}},
     {{"?  or  F1", "?  或  F1"}, {"Show or hide this list", "显示或隐藏本列表"}},
 };
+// What a finger does (shown in the same panel on a touch screen).
+inline constexpr UiText touch_title{"Touch", "触屏操作"};
+inline constexpr KeyRow touch_rows[] = {
+    {{"Drag sideways", "左右拖动"}, {"On a number: change it", "在数字上：修改它"}},
+    {{"Swipe up / down", "上下滑动"}, {"Scroll the panels", "滚动面板"}},
+    {{"Tap a number, then Edit", "点数字，再点“编辑”"},
+     {"Type a value with the keyboard; Enter keeps it", "用键盘输入数值；按回车确认"}},
+    {{"Lessons (top bar)", "课程（顶栏）"}, {"The lesson list and this help", "课程列表和本说明"}},
+    {{"Back / Next (top bar)", "上一步 / 下一步（顶栏）"}, {"Previous / next step", "上一步 / 下一步"}},
+};
 
 // Demo widgets, exercises and quizzes (src/ui/demo_view.cpp and its widgets).
 inline constexpr UiText randomise{"Randomise", "随机"};

@@ -1,9 +1,16 @@
 // theme.cpp: a light, calm look: white panels, soft borders, one accent colour.
 #include <imgui.h>
 
+#include <algorithm>
+
 #include "ui/panels.h"
 
 namespace ui {
+
+namespace {
+bool g_touch = false;
+constexpr float kTouchTarget = 40.0f;  // CSS px: the smallest control height on a touch screen
+}  // namespace
 
 void apply_theme() {
   ImGui::StyleColorsLight();
@@ -35,6 +42,23 @@ void apply_theme() {
   c[ImGuiCol_SliderGrab] = accent;
   c[ImGuiCol_Text] = ImVec4(0.13f, 0.15f, 0.20f, 1);
   c[ImGuiCol_TextDisabled] = ImVec4(0.45f, 0.48f, 0.55f, 1);
+  g_touch = false;
 }
+
+void set_touch_targets(bool on) {
+  if (on == g_touch) return;
+  g_touch = on;
+  ImGuiStyle& s = ImGui::GetStyle();
+  // Frame height = font size + 2 * FramePadding.y (the font is 16 units).
+  const float pad_y = on ? std::max(4.0f, (kTouchTarget - ImGui::GetFontSize()) * 0.5f) : 4.0f;
+  s.FramePadding = ImVec2(on ? 12.0f : 8.0f, pad_y);
+  s.ItemSpacing = on ? ImVec2(10, 10) : ImVec2(8, 7);
+  s.ScrollbarSize = on ? 6.0f : 14.0f;  // a finger scrolls; the bar only shows where you are
+  s.GrabMinSize = on ? 24.0f : 10.0f;
+}
+
+bool touch_targets() { return g_touch; }
+
+bool small_button(const char* label) { return g_touch ? ImGui::Button(label) : ImGui::SmallButton(label); }
 
 }  // namespace ui

@@ -34,13 +34,15 @@ export function startServer() {
 
 // Opens the lab in a fresh browser profile (or in `reuse`'s, to test what a reload
 // keeps); resolves once window.attnlab.ready has resolved.
-export async function openLab({ width = 1280, height = 800, deviceScaleFactor = 1, hash = '', server: given } = {}) {
+// Touch profiles: `touch` turns on Playwright's mobile emulation (touch events,
+// a coarse pointer, the page's viewport meta honoured).
+export async function openLab({ width = 1280, height = 800, deviceScaleFactor = 1, hash = '', server: given, touch = false } = {}) {
   const server = given || await startServer();
   let browser;
   try {
     // Playwright gives every launch a fresh temporary profile (the --user-data-dir).
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs });
-    const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor });
+    const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor, isMobile: touch, hasTouch: touch });
     const page = await context.newPage();
     const consoleErrors = [];
     page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
