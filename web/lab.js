@@ -53,14 +53,15 @@
     title.append(titleText, fold);
     prose.append(title);
     prose.classList.toggle('folded', proseFolded);
-    // "#lesson/step" in the text (the recap's map) becomes a link to that step.
+    // "[words](#lesson/step)" in the text (the recap's map) becomes a link to that step.
     for (const para of String(p.text).split('\n')) {
       const e = document.createElement('p');
-      for (const part of para.split(/(#[a-z0-9_-]+\/[0-9]{1,3})/)) {
-        if (/^#[a-z0-9_-]+\/[0-9]{1,3}$/.test(part)) {
+      for (const part of para.split(/(\[[^[\]]+\]\(#[a-z0-9_-]+\/[0-9]{1,3}\))/)) {
+        const link = /^\[([^[\]]+)\]\((#[a-z0-9_-]+\/[0-9]{1,3})\)$/.exec(part);
+        if (link) {
           const a = document.createElement('a');
-          a.href = part;
-          a.textContent = part.slice(1);
+          a.href = link[2];
+          a.textContent = link[1];
           e.append(a);
         } else if (part) {
           e.append(part);

@@ -16,6 +16,7 @@ DemoOutputs run_pooling(const DemoInputs& in) { return preview("train_pooling", 
 DemoOutputs run_sentiment(const DemoInputs& in) { return preview("train_sentiment", in); }
 DemoOutputs run_hard_attention(const DemoInputs& in) { return preview("train_hard_attention", in); }
 DemoOutputs run_induction(const DemoInputs& in) { return preview("train_induction", in); }
+DemoOutputs run_word_order(const DemoInputs& in) { return preview("train_word_order", in); }
 DemoOutputs run_timing(const DemoInputs& in) { return preview("timing", in); }
 
 // Every training experiment: its seed, its step budget, and (where it has one)
@@ -57,6 +58,8 @@ void add_live_demos(std::vector<DemoEntry>& r) {
                                        choice_param("ablate", {"none", "1.0", "1.1", "2.0", "2.1"}, "none"),
                                        number_param("redirect", -1, 15, true, "-1")}),
                check_nothing, run_induction});
+  r.push_back({"train_word_order", training_params("150", {number_param("example", 0, 29, true, "0")}),
+               check_nothing, run_word_order});
   r.push_back({"timing", {choice_param("d", {"16", "32", "64"}, "32")}, check_nothing, run_timing});
 }
 

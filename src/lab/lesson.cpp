@@ -6,6 +6,7 @@
 // and panels that exercises and quizzes name).
 #include "lab/lesson.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -467,6 +468,50 @@ LessonSet load_lessons(ReadFileFn read, void* user) {
     set.lessons.push_back(std::move(lesson));
   }
   return set;
+}
+
+// ---------------------------------------------------------------- step links
+std::vector<StepLink> step_links(std::string_view text) {
+  std::vector<StepLink> out;
+  size_t from = 0;
+  for (;;) {
+    const size_t open = text.find('[', from);
+    if (open == std::string_view::npos) break;
+    from = open + 1;
+    const size_t close = text.find("](#", open);
+    if (close == std::string_view::npos) break;
+    if (text.substr(open + 1, close - open - 1).find_first_of("[]\n") != std::string_view::npos) continue;
+    const size_t slash = text.find('/', close + 3), end = text.find(')', close + 3);
+    if (slash == std::string_view::npos || end == std::string_view::npos || slash > end) continue;
+    StepLink l;
+    l.lesson = std::string(text.substr(close + 3, slash - close - 3));
+    const std::string_view digits = text.substr(slash + 1, end - slash - 1);
+    const bool id_ok = !l.lesson.empty() && std::all_of(l.lesson.begin(), l.lesson.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+    });
+    if (!id_ok || digits.empty() || digits.size() > 3 ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      continue;
+    l.begin = open;
+    l.end = end + 1;
+    l.words = std::string(text.substr(open + 1, close - open - 1));
+    l.step = std::stoi(std::string(digits));
+    out.push_back(std::move(l));
+    from = end + 1;
+  }
+  return out;
+}
+
+std::string link_words_only(std::string_view text) {
+  std::string out;
+  size_t at = 0;
+  for (const StepLink& l : step_links(text)) {
+    out.append(text.substr(at, l.begin - at));
+    out += l.words;
+    at = l.end;
+  }
+  out.append(text.substr(at));
+  return out;
 }
 
 }  // namespace attn

@@ -91,6 +91,19 @@ struct LessonSet {
 // A file source: returns the file's text, or false when it does not exist.
 using ReadFileFn = bool (*)(std::string_view name, std::string& out, void* user);
 
+// A link to a step written in prose, "[the step's title](#lesson-id/3)" (steps
+// counted from 1). The page's text shows the words as a link to the step
+// (web/lab.js); the canvas shows the words alone.
+struct StepLink {
+  size_t begin = 0, end = 0;  // where the whole "[...](#...)" is in the text
+  std::string words;          // what is shown
+  std::string lesson;         // lesson id
+  int step = 0;               // 1-based
+};
+std::vector<StepLink> step_links(std::string_view text);
+// The text with every step link replaced by its words.
+std::string link_words_only(std::string_view text);
+
 // Reads index.txt and every lesson it names through `read`, parsing and validating each.
 LessonSet load_lessons(ReadFileFn read, void* user);
 

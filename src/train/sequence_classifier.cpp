@@ -6,6 +6,7 @@
 #include "train/sequence_classifier.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "train/kernels.h"
 #include "train/loss.h"
@@ -88,10 +89,10 @@ struct SequenceClassifier::Trace {
     Mat R;       // (n, ffn) after ReLU
     Mat X_out;   // (n, E)
   };
-  Mat X0;                         // (n, E) embedded (+ PE for attention)
+  Mat X0;                         // (n, E) embedded (+ PE for attention with positions)
   RecurrentTrace rnn;
   std::vector<BlockTrace> blocks;
-  Mat last;                       // (1, E or H) the read-out row
+  Mat last;                       // (1, E or H) the read-out row (or mean row)
   Mat logits;                     // (1, classes)
 };
 
@@ -100,7 +101,7 @@ void SequenceClassifier::forward(const std::vector<int>& tokens, Trace& tr) cons
   Mat X;
   embed_.forward(tokens, X);
   if (desc_.kind == SequenceModelKind::attention) {
-    tr.X0 = add_sinusoidal_position(X);
+    tr.X0 = desc_.positions ? add_sinusoidal_position(X) : X;
     tr.blocks.resize(blocks_.size());
     const Mat* X_in = &tr.X0;
     for (size_t l = 0; l < blocks_.size(); ++l) {
@@ -114,7 +115,7 @@ void SequenceClassifier::forward(const std::vector<int>& tokens, Trace& tr) cons
       for (Eigen::Index k = 0; k < bt.X_out.size(); ++k) bt.X_out.data()[k] += bt.X_mid.data()[k];
       X_in = &bt.X_out;
     }
-    tr.last = X_in->row(n - 1);
+    tr.last = desc_.mean_readout ? Mat(X_in->colwise().mean()) : Mat(X_in->row(n - 1));
   } else {
     tr.X0 = X;
     recurrent_forward(rnn_, tr.X0, false, tr.rnn);
@@ -131,8 +132,12 @@ void SequenceClassifier::backward(const std::vector<int>& tokens, Trace& tr, con
   head_.backward(tr.last, dlogit_row, &dlast);
   Mat dX0;
   if (desc_.kind == SequenceModelKind::attention) {
-    Mat dX = Mat::Zero(n, desc_.embed);  // only the last row is read out
-    dX.row(n - 1) = dlast;
+    Mat dX = Mat::Zero(n, desc_.embed);
+    if (desc_.mean_readout) {
+      for (int i = 0; i < n; ++i) dX.row(i) = dlast / float(n);  // every row counts 1/n
+    } else {
+      dX.row(n - 1) = dlast;  // only the last row is read out
+    }
     for (int l = int(blocks_.size()) - 1; l >= 0; --l) {
       Trace::BlockTrace& bt = tr.blocks[l];
       Block& b = blocks_[l];
@@ -147,7 +152,7 @@ void SequenceClassifier::backward(const std::vector<int>& tokens, Trace& tr, con
       for (Eigen::Index k = 0; k < dX_att.size(); ++k) dX_att.data()[k] += dX_mid.data()[k];
       dX = dX_att;
     }
-    dX0 = dX;  // PE is a constant: the embedding receives dX_0 unchanged
+    dX0 = dX;  // PE (if any) is a constant: the embedding receives dX_0 unchanged
   } else {
     Mat dH = Mat::Zero(n, desc_.hidden);
     dH.row(n - 1) = dlast;
@@ -218,6 +223,18 @@ int SequenceClassifier::predict(const std::vector<int>& tokens) const {
   Trace tr;
   forward(tokens, tr);
   return argmax(tr.logits.data(), desc_.classes);
+}
+
+std::vector<float> SequenceClassifier::probabilities(const std::vector<int>& tokens) const {
+  std::vector<float> p(size_t(desc_.classes), 1.0f / float(desc_.classes));
+  if (tokens.empty()) return p;
+  Trace tr;
+  forward(tokens, tr);
+  const float top = tr.logits.maxCoeff();
+  float sum = 0.0f;
+  for (int c = 0; c < desc_.classes; ++c) sum += p[size_t(c)] = std::exp(tr.logits(0, c) - top);
+  for (float& v : p) v /= sum;
+  return p;
 }
 
 std::vector<std::vector<Mat>> SequenceClassifier::attention_weights(const std::vector<int>& tokens) const {

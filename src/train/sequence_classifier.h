@@ -14,6 +14,12 @@
 //             X_l = X' + relu(X' W_1 + b_1) W_2 + b_2 position-wise dense, residual
 //   logits (A) = X_L[n - 1] W + b                     read out at the last position
 // Token 0 is one attention step away from the last position, whatever n is.
+//
+// Two switches of the attention kind serve the word-order task (E3):
+// `positions = false` leaves out the PE, and `mean_readout = true` reads out the
+// mean of X_L's rows instead of its last row. With both, the logits depend only
+// on which tokens occur, not on their order: attention and the position-wise
+// layers move rows along with a permutation, and the mean forgets it.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +47,8 @@ struct SequenceClassifierDesc {
   int heads = 2;        // h (attention); d_h = embed / heads
   int layers = 1;       // L attention blocks
   int ffn = 32;         // position-wise hidden width
+  bool positions = true;      // attention: add the sinusoidal PE to the embeddings
+  bool mean_readout = false;  // attention: read out the mean row, not the last
   OptimizerDesc optimizer = {OptimizerKind::adam, 0.005f, 0.0f, 0.9f, 0.999f, 1e-8f, 5.0f};
   uint64_t seed = 1;
 };
@@ -64,6 +72,8 @@ class SequenceClassifier {
   float finish_step(const std::vector<int>& batch);
   EvalResult evaluate(const std::vector<data::LabeledSequence>& set) const;
   int predict(const std::vector<int>& tokens) const;
+  // Softmax of the logits: one probability per class.
+  std::vector<float> probabilities(const std::vector<int>& tokens) const;
   // Attention only: weights[l][head] (n, n) of block l; empty for recurrent kinds.
   std::vector<std::vector<Mat>> attention_weights(const std::vector<int>& tokens) const;
 

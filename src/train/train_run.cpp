@@ -15,13 +15,15 @@ const RunKind kAllKinds[] = {
     RunKind::long_range_gru,     RunKind::long_range_attention, RunKind::sentiment,
     RunKind::birnn_attention,    RunKind::birnn_average,        RunKind::glimpse_soft,
     RunKind::glimpse_hard_argmax, RunKind::glimpse_reinforce,   RunKind::glimpse_gumbel,
-    RunKind::induction,
+    RunKind::induction,          RunKind::word_order_plain,     RunKind::word_order_positions,
+    RunKind::word_order_rnn,
 };
 
 bool is_translation(RunKind k) { return k <= RunKind::translation_dot; }
 bool is_long_range(RunKind k) { return k >= RunKind::long_range_rnn && k <= RunKind::long_range_attention; }
 bool is_birnn(RunKind k) { return k == RunKind::birnn_attention || k == RunKind::birnn_average; }
 bool is_glimpse(RunKind k) { return k >= RunKind::glimpse_soft && k <= RunKind::glimpse_gumbel; }
+bool is_word_order(RunKind k) { return k >= RunKind::word_order_plain && k <= RunKind::word_order_rnn; }
 }  // namespace
 
 const char* run_kind_name(RunKind kind) {
@@ -42,6 +44,9 @@ const char* run_kind_name(RunKind kind) {
     case RunKind::glimpse_reinforce: return "glimpse_reinforce";
     case RunKind::glimpse_gumbel: return "glimpse_gumbel";
     case RunKind::induction: return "induction";
+    case RunKind::word_order_plain: return "word_order_plain";
+    case RunKind::word_order_positions: return "word_order_positions";
+    case RunKind::word_order_rnn: return "word_order_rnn";
   }
   return "?";
 }
@@ -152,7 +157,26 @@ TrainRun::TrainRun(const RunDesc& desc) : desc_(desc) {
     if (desc.learning_rate > 0.0f) d.optimizer.lr = desc.learning_rate;
     induction_ = std::make_unique<InductionModel>(d);
     order_.reset(int(induction_data_.train.size()), batch, order_seed);
+  } else if (is_word_order(k)) {
+    data::WordOrderDesc wd;
+    wd.seed = desc.data_seed;
+    word_order_data_ = data::make_word_order(wd);
+    SequenceClassifierDesc d;
+    d.kind = k == RunKind::word_order_rnn ? SequenceModelKind::rnn_tanh : SequenceModelKind::attention;
+    d.vocab = int(word_order_data_.words.size());
+    d.classes = 2;
+    d.positions = k == RunKind::word_order_positions;
+    d.mean_readout = true;  // (attention only) the same pooling with and without positions
+    d.seed = desc.seed;
+    if (desc.learning_rate > 0.0f) d.optimizer.lr = desc.learning_rate;
+    long_range_ = std::make_unique<SequenceClassifier>(d);
+    order_.reset(int(word_order_data_.train.size()), batch, order_seed);
   }
+}
+
+const std::vector<data::LabeledSequence>& TrainRun::sequences(bool heldout) const {
+  if (is_word_order(desc_.kind)) return heldout ? word_order_data_.test : word_order_data_.train;
+  return heldout ? long_range_data_.test : long_range_data_.train;
 }
 
 // ---------------------------------------------------------------- 3 stepping and evaluation
@@ -160,7 +184,7 @@ float TrainRun::step() {
   const std::vector<int> batch = order_.next();
   float l = 0.0f;
   if (translation_) l = translation_->train_step(corpus_.train, batch);
-  else if (long_range_) l = long_range_->train_step(long_range_data_.train, batch);
+  else if (long_range_) l = long_range_->train_step(sequences(false), batch);
   else if (sentiment_) l = sentiment_->train_step(sentiment_data_.train, batch);
   else if (birnn_) l = birnn_->train_step(sentiment_data_.train, batch);
   else if (glimpse_) l = glimpse_->train_step(patch_data_.train, batch);
@@ -181,7 +205,7 @@ bool TrainRun::step_part(int max_examples) {
     else induction_->begin_step();
   }
   const int end = std::min(int(part_batch_.size()), part_pos_ + std::max(1, max_examples));
-  if (long_range_) long_range_->accumulate(long_range_data_.train, part_batch_, part_pos_, end);
+  if (long_range_) long_range_->accumulate(sequences(false), part_batch_, part_pos_, end);
   else induction_->accumulate(induction_data_.train, part_batch_, part_pos_, end);
   part_pos_ = end;
   if (part_pos_ < int(part_batch_.size())) return false;
@@ -198,7 +222,7 @@ EvalResult TrainRun::evaluate() const { return evaluate_range(0, heldout_size())
 
 int TrainRun::heldout_size() const {
   if (translation_) return int(corpus_.heldout.size());
-  if (long_range_) return int(long_range_data_.test.size());
+  if (long_range_) return int(sequences(true).size());
   if (sentiment_ || birnn_) return int(sentiment_data_.test.size());
   if (glimpse_) return int(patch_data_.test.size());
   if (induction_) return int(induction_data_.test.size());
@@ -224,7 +248,7 @@ EvalResult TrainRun::evaluate_range(int begin, int end) const {
     ev.accuracy = s.token_accuracy;
     ev.count = s.tokens;
   } else if (long_range_) {
-    const auto part = slice(long_range_data_.test, begin, end);
+    const auto part = slice(sequences(true), begin, end);
     if (!part.empty()) ev = long_range_->evaluate(part);
   } else if (sentiment_ || birnn_) {
     const auto part = slice(sentiment_data_.test, begin, end);

@@ -20,6 +20,7 @@
 #include "data/patches.h"
 #include "data/sentiment.h"
 #include "data/translation.h"
+#include "data/word_order.h"
 #include "train/batch.h"
 #include "train/birnn_classifier.h"
 #include "train/glimpse.h"
@@ -49,6 +50,9 @@ enum class RunKind {
   glimpse_reinforce,     // hard attention, REINFORCE with a baseline
   glimpse_gumbel,        // hard attention, Gumbel-softmax relaxation
   induction,             // two-layer attention-only decoder, next token of repeated sequences
+  word_order_plain,      // "is the dog the agent?": self-attention, no positions, mean read-out
+  word_order_positions,  // the same with sinusoidal positions added
+  word_order_rnn,        // the same task for a small tanh RNN
 };
 
 const char* run_kind_name(RunKind kind);  // "translation_additive", ...
@@ -106,7 +110,7 @@ class TrainRun {
 
   // The concrete model and data (null unless the kind uses them).
   Seq2SeqModel* translation() { return translation_.get(); }
-  SequenceClassifier* long_range() { return long_range_.get(); }
+  SequenceClassifier* long_range() { return long_range_.get(); }  // also the word-order models
   SentimentModel* sentiment() { return sentiment_.get(); }
   BiRnnClassifier* birnn() { return birnn_.get(); }
   GlimpseModel* glimpse() { return glimpse_.get(); }
@@ -121,6 +125,8 @@ class TrainRun {
   const data::SentimentData& sentiment_data() const { return sentiment_data_; }
   const data::PatchData& patch_data() const { return patch_data_; }
   const data::InductionData& induction_data() const { return induction_data_; }
+  const data::WordOrderData& word_order_data() const { return word_order_data_; }
+  const SequenceClassifier* long_range() const { return long_range_.get(); }
 
  private:
   RunDesc desc_;
@@ -133,6 +139,9 @@ class TrainRun {
   data::SentimentData sentiment_data_;
   data::PatchData patch_data_;
   data::InductionData induction_data_;
+  data::WordOrderData word_order_data_;
+  // The training or held-out sequences of the long-range or word-order model.
+  const std::vector<data::LabeledSequence>& sequences(bool heldout) const;
   std::unique_ptr<Seq2SeqModel> translation_;
   std::unique_ptr<SequenceClassifier> long_range_;
   std::unique_ptr<SentimentModel> sentiment_;

@@ -17,9 +17,10 @@ void step_header(const StepView& view) {
   ImGui::SetWindowFontScale(1.0f);
   ImGui::Spacing();
   if (!view.prose) return;
-  // Paragraphs are separated by newlines in the lesson model.
+  // Paragraphs are separated by newlines in the lesson model. A link to a step,
+  // "[title](#lesson/3)", shows its words alone here (the page's text makes it a link).
   const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
-  const std::string& text = view.text;
+  const std::string text = attn::link_words_only(view.text);
   size_t pos = 0;
   while (pos <= text.size()) {
     size_t nl = text.find('\n', pos);

@@ -46,7 +46,7 @@ const attn::json::Value& run_status(const attn::json::Value& status, size_t i) {
 
 TEST_CASE("every experiment demo previews through the registry without training") {
   for (const char* name : {"train_translation", "train_long_range", "train_pooling", "train_sentiment",
-                           "train_hard_attention", "train_induction", "timing"}) {
+                           "train_hard_attention", "train_induction", "train_word_order", "timing"}) {
     CAPTURE(name);
     CHECK(attn::is_experiment_demo(name));
     const attn::DemoOutputs out = attn::run_demo(name, DemoInputs{});
@@ -484,4 +484,38 @@ TEST_CASE("train_sentiment side by side: what the lesson says about positions an
   CHECK(top(2) == 5);
   CHECK(top(3) == 6);  // fantastic
   CHECK(top(1) == 0);  // i
+}
+
+TEST_CASE("train_word_order: without positions self-attention stays at chance, with positions it learns and so does the RNN") {
+  // lessons/rnn_vs_attention.lesson, step order, quotes these figures.
+  auto ex = attn::make_experiment("train_word_order", DemoInputs{});
+  REQUIRE(ex);
+  long last_eval = -1;
+  while (!ex->done()) {
+    ex->step_once();  // one step, and its evaluation when one is due
+    const attn::json::Value status = ex->status();
+    const attn::json::Value& plain = run_status(status, 0);
+    if (long(number(plain, "evaluatedAt")) == last_eval) continue;
+    last_eval = long(number(plain, "evaluatedAt"));
+    MESSAGE("step " << last_eval << ": no positions " << number(plain, "accuracy") << ", positions "
+                    << number(run_status(status, 1), "accuracy") << ", RNN " << number(run_status(status, 2), "accuracy"));
+    // Order-blind: each held-out sentence and its twin (same words, animals
+    // swapped, opposite label) get the same answer, so exactly half are right.
+    CHECK(number(plain, "accuracy") == doctest::Approx(0.5).epsilon(1e-6));
+  }
+  const attn::json::Value status = ex->status();
+  MESSAGE("after " << number(status, "steps") << " steps (" << ex->work_ms() << " ms of work): training loss no positions "
+                   << number(run_status(status, 0), "loss") << ", positions " << number(run_status(status, 1), "loss")
+                   << ", RNN " << number(run_status(status, 2), "loss"));
+  CHECK(number(run_status(status, 1), "accuracy") > 0.9);
+  CHECK(number(run_status(status, 2), "accuracy") > 0.9);
+  // The twins panel: the order-blind model gives both sentences the same p.
+  const attn::DemoOutputs out = ex->view();
+  CHECK(has_panel(out, "twins"));
+  CHECK(has_panel(out, "latest"));
+  CHECK(out.mats.at("latest_accuracy")(2, 0) == doctest::Approx(100.0));  // the RNN, at the end
+  const attn::Mat& p = out.mats.at("twin_p");
+  REQUIRE(p.rows() == 2);
+  CHECK(std::abs(p(0, 0) - p(1, 0)) < 1e-5f);
+  CHECK(std::abs(p(0, 1) - p(1, 1)) > 0.5f);
 }

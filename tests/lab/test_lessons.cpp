@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -216,6 +218,191 @@ TEST_CASE("the spoiler check finds an answer named before its quiz, and not one 
   CHECK(spoilers(lesson("Flatter rows or sharper rows?", "")).empty());
   // Words, not letters: "flatter rowsy" is not "flatter rows".
   CHECK(spoilers(lesson("They are flatter rowsy.", "")).empty());
+}
+
+namespace {
+
+// The numbers written in a text, as absolute values: digits (and a decimal point)
+// not glued to a letter, _ or ^ before them, so "d3", "k^3" and "ω_1" are labels.
+bool glue(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '^'; }
+std::vector<double> numbers_in(const std::string& text) {
+  std::vector<double> out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(text[i]))) continue;
+    const bool glued = i > 0 && glue(text[i - 1]);
+    size_t j = i;
+    while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) ||
+                               (text[j] == '.' && j + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[j + 1])))))
+      ++j;
+    if (!glued) out.push_back(std::atof(text.substr(i, j - i).c_str()));
+    i = j;
+  }
+  return out;
+}
+
+// The bracketed lists of numbers in a text, "[0, 3]" or "[-0.2, 1]" (a minus may be
+// "-" or "−"), with their signs.
+std::vector<std::vector<double>> lists_in(const std::string& text) {
+  std::vector<std::vector<double>> out;
+  for (size_t open = text.find('['); open != std::string::npos; open = text.find('[', open + 1)) {
+    const size_t close = text.find(']', open);
+    if (close == std::string::npos) break;
+    std::string inner = text.substr(open + 1, close - open - 1);
+    for (size_t m = inner.find("−"); m != std::string::npos; m = inner.find("−")) inner.replace(m, std::strlen("−"), "-");
+    std::vector<double> list;
+    bool ok = !inner.empty();
+    size_t at = 0;
+    while (ok && at <= inner.size()) {
+      const size_t comma = std::min(inner.find(',', at), inner.size());
+      const std::string item = inner.substr(at, comma - at);
+      char* end = nullptr;
+      const double v = std::strtod(item.c_str(), &end);
+      const char* stop = item.c_str() + item.size();
+      ok = end != item.c_str() && std::all_of(static_cast<const char*>(end), stop, [](char c) { return c == ' '; });
+      list.push_back(v);
+      at = comma + 1;
+    }
+    if (ok) out.push_back(list);
+  }
+  return out;
+}
+
+// A hint before the last one that gives the stored solution away: it gives every
+// assignment of the solution that a text can be seen to give. A setting's word
+// ("additive") gives a setting; a matrix or row is given when each of its rows is
+// written as a list ("Try [0, 3]"), or when all its numbers are; a number is given
+// when it is written (by absolute value). 0, 1 and the whole numbers 2 to 10 do
+// not count as given numbers: they stand in too many innocent sentences ("row
+// 3", "cos(3 ω_1)"). Only the last hint may give the answer; earlier ones nudge
+// and give the idea.
+bool is_telling(double v) { return !(v < 10.5 && std::abs(v - std::round(v)) < 1e-9); }
+
+std::vector<std::string> early_answers(const Lesson& l) {
+  std::vector<std::string> found;
+  for (const LessonStep& s : l.steps)
+    for (const Exercise& e : s.exercises)
+      for (size_t h = 0; h + 1 < e.hints.size(); ++h)
+        for (const char* lang : {"en", "zh"}) {
+          const std::string hint = e.hints[h].get(lang);
+          const std::vector<double> in_hint = numbers_in(hint);
+          const std::vector<std::vector<double>> lists = lists_in(hint);
+          const std::string hint_words = plain_words(hint);
+          auto written = [&](double v) {
+            return std::any_of(in_hint.begin(), in_hint.end(), [&](double x) { return std::abs(x - std::abs(v)) < 1e-6; });
+          };
+          int visible = 0, given = 0;  // assignments a text can give, and those this hint gives
+          for (const Assignment& a : e.solution) {
+            if (a.kind == Assignment::Kind::setting && numbers_in(a.text).empty()) {
+              ++visible;
+              given += hint_words.find(plain_words(a.text)) != std::string::npos;
+              continue;
+            }
+            std::vector<double> values;
+            if (a.kind == Assignment::Kind::setting) values = numbers_in(a.text);
+            else values.assign(a.value.data(), a.value.data() + a.value.size());
+            std::vector<double> telling;
+            for (double v : values)
+              if (is_telling(std::abs(v))) telling.push_back(v);
+            bool rows_written = a.kind != Assignment::Kind::setting && a.kind != Assignment::Kind::cell && a.value.cols() >= 2;
+            for (Eigen::Index r = 0; rows_written && r < a.value.rows(); ++r)
+              rows_written = std::any_of(lists.begin(), lists.end(), [&](const std::vector<double>& list) {
+                if (list.size() != size_t(a.value.cols())) return false;
+                for (Eigen::Index c = 0; c < a.value.cols(); ++c)
+                  if (std::abs(list[size_t(c)] - double(a.value(r, c))) > 1e-6) return false;
+                return true;
+              });
+            const bool can_see = !telling.empty() || (a.kind != Assignment::Kind::setting && a.kind != Assignment::Kind::cell);
+            if (!can_see) continue;
+            ++visible;
+            given += rows_written || (!telling.empty() && std::all_of(telling.begin(), telling.end(), written));
+          }
+          if (visible > 0 && given == visible)
+            found.push_back(l.file + ": step '" + s.id + "' exercise '" + e.id + "' hint " + std::to_string(h + 1) + " (" +
+                            lang + ") gives the solution (" + e.solution_text + ") before the last hint: " + hint);
+        }
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("no hint but an exercise's last gives its stored solution") {
+  const LessonSet set = load_embedded_lessons();
+  REQUIRE(!set.lessons.empty());
+  for (const Lesson& l : set.lessons)
+    for (const std::string& early : early_answers(l)) FAIL_CHECK(early);
+}
+
+TEST_CASE("the early-answer check finds a solution in a hint before the last, and not in the last") {
+  auto lesson = [](const std::string& hints, const std::string& solution) {
+    const std::string src = "lesson: s\ntitle: S\nstep: a\ntitle: A\ntext:\n  Go.\nexercise: e\ngoal: Do it.\n"
+                            "check: weights[0, 0] > 0.5\n" + hints + "solution: " + solution + "\n";
+    Lesson l;
+    std::vector<LessonError> errors;
+    REQUIRE(parse_lesson("s.lesson", src, l, errors));
+    return l;
+  };
+  CHECK(early_answers(lesson("hint: Try [0, 3].\nhint: Think.\n", "q = [[0, 3]]")).size() == 2);  // en, zh falls back
+  CHECK(early_answers(lesson("hint: Think.\nhint: Try [0, 3].\n", "q = [[0, 3]]")).empty());
+  CHECK(early_answers(lesson("hint: Try -0.5 in d2.\nhint: Go.\n", "q[cats, d2] = -0.5")).size() == 2);
+  CHECK(early_answers(lesson("hint: Column d3 matters.\nhint: Go.\n", "q = [[0, 3]]")).empty());  // a label
+  CHECK(early_answers(lesson("hint: Use the additive score.\nhint: Go.\n", "attention = additive")).size() == 2);
+  CHECK(early_answers(lesson("hint: Not the dot score.\nhint: Go.\n", "attention = additive")).empty());
+  CHECK(early_answers(lesson("hint: Try 4 and 2.\nhint: Go.\n", "w_q[d2, d3] = 4; w_q[d2, d4] = 3")).empty());
+  CHECK(early_answers(lesson("hint: Try 4 and 3.5.\nhint: Go.\n", "w_q[d2, d3] = 4; w_q[d2, d4] = 3.5")).size() == 2);
+  CHECK(early_answers(lesson("hint: q = [−2, 2].\nhint: Go.\n", "q = [[-2, 2]]")).size() == 2);  // a typographic minus
+  CHECK(early_answers(lesson("hint: Not [2, 2].\nhint: Go.\n", "q = [[-2, 2]]")).empty());
+  CHECK(early_answers(lesson("hint: k^3, row 3 and cos(3 ω_1).\nhint: Go.\n", "base = 3")).empty());
+  CHECK(early_answers(lesson("hint: d_k = 256?\nhint: Go.\n", "d_k = 256")).size() == 2);
+  // Part of the answer is not the answer: the setting without the matrix.
+  CHECK(early_answers(lesson("hint: Use learned ones.\nhint: Go.\n", "projection = learned; w_q = [[0, 3], [-1, 0]]")).empty());
+  CHECK(early_answers(lesson("hint: Learned, [0, 3] and [-1, 0].\nhint: Go.\n", "projection = learned; w_q = [[0, 3], [-1, 0]]")).size() == 2);
+}
+
+TEST_CASE("every link to a step names an existing step by its title, in each language") {
+  const LessonSet set = load_embedded_lessons();
+  REQUIRE(!set.lessons.empty());
+  int links = 0;
+  for (const Lesson& l : set.lessons)
+    for (const LessonStep& s : l.steps)
+      for (const char* lang : {"en", "zh"}) {
+        std::string text = s.text.get(lang);
+        for (const Quiz& q : s.quizzes) text += "\n" + q.after.get(lang);
+        const std::string at = l.file + ": step '" + s.id + "' (" + lang + ")";
+        for (const StepLink& link : step_links(text)) {
+          ++links;
+          CAPTURE(at);
+          CAPTURE(link.words);
+          const auto to = std::find_if(set.lessons.begin(), set.lessons.end(),
+                                       [&](const Lesson& x) { return x.id == link.lesson; });
+          REQUIRE_MESSAGE(to != set.lessons.end(), "no lesson " << link.lesson);
+          REQUIRE_MESSAGE(link.step >= 1, "steps count from 1");
+          REQUIRE_MESSAGE(size_t(link.step) <= to->steps.size(), link.lesson << " has " << to->steps.size() << " steps");
+          CHECK(link.words == to->steps[size_t(link.step) - 1].title.get(lang));
+        }
+        // A bare "#lesson/3" would show as it is: every one must be inside a link.
+        const std::string rest = link_words_only(text);
+        for (size_t i = rest.find('#'); i != std::string::npos; i = rest.find('#', i + 1)) {
+          const size_t slash = rest.find('/', i);
+          const bool bare = slash != std::string::npos && slash > i + 1 &&
+                            std::all_of(rest.begin() + long(i) + 1, rest.begin() + long(slash), [](char c) {
+                              return std::islower(static_cast<unsigned char>(c)) || c == '-';
+                            });
+          CHECK_MESSAGE(!bare, at << ": a step link without words at: " << rest.substr(i, 40));
+        }
+      }
+  CHECK(links >= 60);  // the recap's map, in two languages
+}
+
+TEST_CASE("step links: words and target are read, anything else stays text") {
+  const std::vector<StepLink> links = step_links("see [Keys, values](#focus/3) and [A](#x_y-2/12); [no](focus/3) [no](#f/x) [a]b");
+  REQUIRE(links.size() == 2);
+  CHECK(links[0].words == "Keys, values");
+  CHECK(links[0].lesson == "focus");
+  CHECK(links[0].step == 3);
+  CHECK(links[1].lesson == "x_y-2");
+  CHECK(links[1].step == 12);
+  CHECK(link_words_only("see [Keys, values](#focus/3).") == "see Keys, values.");
+  CHECK(link_words_only("[no](#F/1) [x](#a/1234)") == "[no](#F/1) [x](#a/1234)");
 }
 
 TEST_CASE("a well-formed lesson parses into steps, params and paragraphs") {
