@@ -127,8 +127,8 @@ DemoOutputs run_block(const DemoInputs& in) {
   const std::vector<std::string> dims = dim_labels(d);
   const std::string rs = fmt(r, 2);
   out.panels.push_back(editor_panel("x", tr("x: one row per token (n, d_model)", "x：每个词元一行 (n, d_model)"), tok, dims));
-  out.panels.push_back(editor_panel("ln1_gamma", tr("LN1 gain γ₁ (one per feature)", "LN1 的增益 γ₁（每个特征一个）"), {"γ₁"}, dims));
-  out.panels.push_back(editor_panel("ln2_gamma", tr("LN2 gain γ₂ (one per feature)", "LN2 的增益 γ₂（每个特征一个）"), {"γ₂"}, dims));
+  out.panels.push_back(editor_panel("ln1_gamma", tr("LN1 gain γ1 (one per feature)", "LN1 的增益 γ1（每个特征一个）"), {"γ1"}, dims));
+  out.panels.push_back(editor_panel("ln2_gamma", tr("LN2 gain γ2 (one per feature)", "LN2 的增益 γ2（每个特征一个）"), {"γ2"}, dims));
   out.panels.push_back(choice_panel("placement", tr("Where the LayerNorms sit", "LayerNorm 的位置"), {"post", "pre"},
                                     {tr("post-norm (2017 paper)", "后置（2017 年论文）"), tr("pre-norm", "前置")}));
   out.panels.push_back(slider_panel("residual", tr("Residual connections: x r (1 = on, 0 = off)", "残差连接：乘以 r（1 = 开，0 = 关）"),
@@ -141,19 +141,19 @@ DemoOutputs run_block(const DemoInputs& in) {
   };
   std::vector<Stage> stages;
   if (pre) {
-    stages = {{"ln1", "1. LN1(x): each row to mean 0, variance 1, times γ₁", "1. LN1(x)：每行化为均值 0、方差 1，再乘 γ₁", &s.ln1},
+    stages = {{"ln1", "1. LN1(x): each row to mean 0, variance 1, times γ1", "1. LN1(x)：每行化为均值 0、方差 1，再乘 γ1", &s.ln1},
               {"attention", "2. attention(LN1(x)): 2 heads, concat, W_O", "2. attention(LN1(x))：2 个头，拼接，W_O", &s.attention},
               {"mid", "3. h = " + rs + "·x + attention", "3. h = " + rs + "·x + attention", &s.mid},
-              {"ln2", "4. LN2(h), times γ₂", "4. LN2(h)，乘 γ₂", &s.ln2},
-              {"ffn", "5. FFN(LN2(h)) = relu(z W₁) W₂", "5. FFN(LN2(h)) = relu(z W₁) W₂", &s.ffn},
+              {"ln2", "4. LN2(h), times γ2", "4. LN2(h)，乘 γ2", &s.ln2},
+              {"ffn", "5. FFN(LN2(h)) = relu(z W1) W2", "5. FFN(LN2(h)) = relu(z W1) W2", &s.ffn},
               {"output", "6. y = " + rs + "·h + FFN", "6. y = " + rs + "·h + FFN", &s.output}};
   } else {
     stages = {{"attention", "1. attention(x): 2 heads, concat, W_O", "1. attention(x)：2 个头，拼接，W_O", &s.attention},
               {"sum1", "2. " + rs + "·x + attention", "2. " + rs + "·x + attention", &s.sum1},
-              {"mid", "3. h = LN1(r·x + attention): each row to mean 0, variance 1, times γ₁", "3. h = LN1(r·x + attention)：每行化为均值 0、方差 1，再乘 γ₁", &s.mid},
-              {"ffn", "4. FFN(h) = relu(h W₁) W₂", "4. FFN(h) = relu(h W₁) W₂", &s.ffn},
+              {"mid", "3. h = LN1(r·x + attention): each row to mean 0, variance 1, times γ1", "3. h = LN1(r·x + attention)：每行化为均值 0、方差 1，再乘 γ1", &s.mid},
+              {"ffn", "4. FFN(h) = relu(h W1) W2", "4. FFN(h) = relu(h W1) W2", &s.ffn},
               {"sum2", "5. " + rs + "·h + FFN", "5. " + rs + "·h + FFN", &s.sum2},
-              {"output", "6. y = LN2(r·h + FFN), times γ₂", "6. y = LN2(r·h + FFN)，乘 γ₂", &s.output}};
+              {"output", "6. y = LN2(r·h + FFN), times γ2", "6. y = LN2(r·h + FFN)，乘 γ2", &s.output}};
   }
   for (const Stage& st : stages) {
     out.mats[st.key] = *st.m;
@@ -173,10 +173,10 @@ DemoOutputs run_block(const DemoInputs& in) {
   const std::vector<std::string> lines =
       pre ? std::vector<std::string>{"x: " + nd, "LN1(x): " + nd, "Q, K, V: " + nd + " = 2 heads x (n, 2)",
                                      "weights: 2 x " + nn, "attention (concat W_O): " + nd, "h = r·x + attention: " + nd,
-                                     "LN2(h): " + nd, "hidden relu(z W₁): " + nf, "FFN = hidden W₂: " + nd, "y = r·h + FFN: " + nd}
+                                     "LN2(h): " + nd, "hidden relu(z W1): " + nf, "FFN = hidden W2: " + nd, "y = r·h + FFN: " + nd}
           : std::vector<std::string>{"x: " + nd, "Q, K, V: " + nd + " = 2 heads x (n, 2)", "weights: 2 x " + nn,
                                      "attention (concat W_O): " + nd, "r·x + attention: " + nd, "h = LN1(...): " + nd,
-                                     "hidden relu(h W₁): " + nf, "FFN = hidden W₂: " + nd, "r·h + FFN: " + nd, "y = LN2(...): " + nd};
+                                     "hidden relu(h W1): " + nf, "FFN = hidden W2: " + nd, "r·h + FFN: " + nd, "y = LN2(...): " + nd};
   for (const auto& l : lines) add_line(shapes, l, l);
   out.panels.push_back(shapes_panel("shapes", tr("Every stage keeps the shape (n, d_model); only the FFN's hidden layer is wider",
                                                  "每个阶段都保持形状 (n, d_model)；只有 FFN 的隐藏层更宽"),
