@@ -185,7 +185,7 @@
     tapped = t;
     const zh = current && current.lang === 'zh';
     editBtn.hidden = false;
-    editBtn.setAttribute('aria-label', (zh ? '编辑 ' : 'Edit ') + `${t.name}[${t.row}][${t.col}]`);
+    editBtn.setAttribute('aria-label', (zh ? '编辑 ' : 'Edit ') + (t.setting || `${t.name}[${t.row}][${t.col}]`));
     input.hidden = true;
     cellError.hidden = true;
     tools.hidden = false;
@@ -199,14 +199,18 @@
     editBtn.hidden = true;
     input.hidden = false;
     placeTools(tapped.x, tapped.y);
-    input.value = String(Number(tapped.value.toFixed(4)));
-    input.setAttribute('aria-label', `${tapped.name}[${tapped.row}][${tapped.col}]`);
+    // A number gets the decimal keyboard; a line of tokens (a prompt) the letters.
+    input.inputMode = tapped.setting ? 'text' : 'decimal';
+    input.value = tapped.setting ? tapped.text : String(Number(tapped.value.toFixed(4)));
+    input.setAttribute('aria-label', tapped.setting || `${tapped.name}[${tapped.row}][${tapped.col}]`);
     input.focus();
     input.select();
   });
   function commit(closeOnError) {
     if (!tapped || input.hidden) return;
-    const why = ask('typeNumber', { name: tapped.name, row: tapped.row, col: tapped.col, text: input.value.slice(0, 100) });
+    const text = input.value.slice(0, 100);
+    const why = tapped.setting ? ask('setting', { name: tapped.setting, value: text })
+      : ask('typeNumber', { name: tapped.name, row: tapped.row, col: tapped.col, text });
     if (!why) { hideTools(); return; }
     cellError.textContent = why;
     cellError.hidden = false;
@@ -219,7 +223,8 @@
   input.addEventListener('blur', () => commit(true));
   $('canvas').addEventListener('touchstart', () => { if (input.hidden) hideTools(); }, { passive: true });
 
-  window.addEventListener('resize', () => { applyLayout(); if (!tools.hidden) hideTools(); });
+  // A phone's keyboard opening resizes the window: an open input stays.
+  window.addEventListener('resize', () => { applyLayout(); if (!tools.hidden && input.hidden) hideTools(); });
   stage.classList.remove('wide');
   stage.classList.add(layoutMode());  // before the lab starts, so it sizes the canvas right
   // The canvas also changes size without the window doing so (the words above it

@@ -106,6 +106,15 @@
                           on: { change: (e) => { const why = ask('setting', { name: p.setting, value: String(e.target.value) }); if (why) say(why); } } }));
           break;
         }
+        case 'text': {
+          const id = `m-text-${p.setting}`;
+          box.append(el('label', { for: id, text: p.title || p.setting }),
+            el('input', { type: 'text', id, 'data-key': id, value: p.value, maxlength: '64', autocomplete: 'off',
+                          on: { change: (e) => { const why = ask('setting', { name: p.setting, value: String(e.target.value).slice(0, 100) });
+                                                 e.target.setAttribute('aria-invalid', why ? 'true' : 'false'); if (why) say(why); } } }));
+          if (p.text) box.append(el('p', { text: p.text }));
+          break;
+        }
         default:
           // Notes and shapes: a paragraph per line, so a reader can step through them.
           if (p.title) box.append(el('h3', { text: p.title }));
@@ -221,7 +230,7 @@
       timer = 0;
       // Never pull a field out from under the learner while they type in it.
       const active = document.activeElement;
-      if (active && root.contains(active) && active.tagName === 'INPUT' && active.type === 'number' && active.dataset.dirty) {
+      if (active && root.contains(active) && active.tagName === 'INPUT' && active.dataset.dirty) {
         pending = true;
         return;
       }
@@ -239,7 +248,7 @@
       m.panels.forEach((p) => parts.push(panel(p, w)));
       m.exercises.forEach((x, i) => parts.push(exercise(x, i, w)));
       root.replaceChildren(...parts);
-      root.querySelectorAll('input[type=number]').forEach((i) => i.addEventListener('input', () => { i.dataset.dirty = '1'; }));
+      root.querySelectorAll('input[type=number], input[type=text]').forEach((i) => i.addEventListener('input', () => { i.dataset.dirty = '1'; }));
       if (focusKey) {
         const again = root.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
         if (again) again.focus({ preventScroll: true });

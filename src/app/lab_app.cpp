@@ -394,22 +394,30 @@ bool lab_apply_solution(LabApp& app, int exercise) {
 }
 
 std::string lab_page_setting(LabApp& app, const std::string& name, const std::string& value) {
-  if (name.size() > 64 || value.size() > 64) return "too long";
+  const bool zh = app.state.lang == "zh";
+  if (name.size() > 64 || value.size() > 64) return zh ? "太长了。" : "That is too long.";
+  const attn::LessonStep* step = current_step(app);
   for (const attn::Panel& p : app.outputs.panels) {
-    if (p.setting != name || name.empty()) continue;
+    if (!step || p.setting != name || name.empty()) continue;
     if (p.kind == attn::Panel::Kind::choice) {
-      if (std::find(p.options.begin(), p.options.end(), value) == p.options.end()) return "not one of the options";
+      if (std::find(p.options.begin(), p.options.end(), value) == p.options.end())
+        return zh ? "不是可选的选项。" : "That is not one of the options.";
     } else if (p.kind == attn::Panel::Kind::slider) {
       float v = 0.0f;
       if (attn::parse_float_text(value, &v) != attn::NumberText::ok || v < p.min || v > p.max)
-        return "not a number in the slider's range";
-    } else {
+        return zh ? "请输入滑块范围内的数。" : "Type a number within the slider's range.";
+    } else if (p.kind != attn::Panel::Kind::token_input) {
       continue;
     }
+    // The demo's own checks first, on a copy: a refused value never replaces the
+    // learner's settings (nor restarts a trained model).
+    attn::DemoInputs trial = app.inputs;
+    trial.settings[name] = value;
+    if (std::string why = attn::run_demo(step->demo, trial).error; !why.empty()) return why;
     lab_set_setting(app, name, value);
     return "";
   }
-  return "no such setting on this step";
+  return zh ? "本步没有这个设置。" : "This step has no such setting.";
 }
 
 void lab_set_layout(LabApp& app, const std::string& layout, bool touch_screen) {
@@ -535,6 +543,21 @@ void touch(LabApp& app, double now) {
   ui::set_touch_targets(app.touch_screen || app.touched);
   const std::optional<NumberTap> tap = touch_update(app.gesture, finger, now);
   if (!tap) return;
+  // "text:<setting>": a line of tokens (the induction prompt); the page types it.
+  if (tap->id.rfind("text:", 0) == 0) {
+    const std::string setting = tap->id.substr(5);
+    auto it = app.inputs.settings.find(setting);
+    if (it == app.inputs.settings.end()) return;
+    attn::json::Value o = attn::json::Value::object();
+    o.set("setting", setting);
+    o.set("text", it->second);
+    o.set("x", double(tap->x));
+    o.set("y", double(tap->y));
+    o.set("width", double(tap->w));
+    o.set("height", double(tap->h));
+    platform::page_event("numberTap", attn::json::write(o));
+    return;
+  }
   // "edit:<name>:<row>:<col>"; the page puts a text input over the number.
   const size_t c2 = tap->id.rfind(':'), c1 = c2 == std::string::npos ? c2 : tap->id.rfind(':', c2 - 1);
   if (tap->id.rfind("edit:", 0) != 0 || c1 == std::string::npos || c1 < 5) return;

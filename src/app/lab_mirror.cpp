@@ -28,6 +28,7 @@ const char* kind_name(Panel::Kind k) {
     case Panel::Kind::slider: return "slider";
     case Panel::Kind::note: return "note";
     case Panel::Kind::shapes: return "shapes";
+    case Panel::Kind::token_input: return "text";
   }
   return "note";
 }
@@ -173,6 +174,16 @@ Value panel_json(const LabApp& app, const Panel& p, bool hidden) {
       o.set("step", double(p.step));
       auto it = app.inputs.settings.find(p.setting);
       o.set("value", it == app.inputs.settings.end() ? std::string() : it->second);
+      break;
+    }
+    case Panel::Kind::token_input: {
+      // A line of tokens typed by the learner (the induction model's prompt).
+      o.set("setting", p.setting);
+      auto it = app.inputs.settings.find(p.setting);
+      o.set("value", it == app.inputs.settings.end() ? std::string() : it->second);
+      o.set("tokens", strings(p.options));
+      o.set("maxTokens", int(p.max));
+      o.set("text", p.text.get(lang));
       break;
     }
     case Panel::Kind::note:

@@ -15,10 +15,10 @@ constexpr double kLongPressMs = 550.0;   // held still this long on a number: ty
 constexpr float kFriction = 0.0035f;     // momentum decays as exp(-kFriction * ms)
 constexpr float kMinVelocity = 0.02f;    // units per ms below which momentum stops
 
-// The number widget under (x, y) in the last frame, if any.
+// The number (or line of text) under (x, y) in the last frame, if any.
 std::optional<NumberTap> number_at(float x, float y) {
   for (const auto& w : ui::widgets_last_frame())
-    if (w.kind == "drag-number" && x >= w.x && x < w.x + w.w && y >= w.y && y < w.y + w.h)
+    if ((w.kind == "drag-number" || w.kind == "text") && x >= w.x && x < w.x + w.w && y >= w.y && y < w.y + w.h)
       return NumberTap{w.id, w.x, w.y, w.w, w.h};
   return std::nullopt;
 }

@@ -5,8 +5,8 @@
 //     a number it started on is let go, so a scroll never changes a value.
 //   - A sideways swipe on a number drags it (ImGui, as with a mouse); on empty
 //     space inside a strip that scrolls sideways (a wide matrix) it scrolls that.
-//   - A tap on a number (or a long press) asks the page for a real text input
-//     over it, so that the phone's keyboard can open (see web/lab.js).
+//   - A tap on a number or a text field (or a long press) asks the page for a real
+//     text input over it, so that the phone's keyboard can open (see web/lab.js).
 #pragma once
 
 #include <optional>

@@ -307,6 +307,13 @@ Panel slider_panel(const std::string& setting, LocalText title, float min, float
   return p;
 }
 
+Panel token_input_panel(const std::string& setting, LocalText title, std::vector<std::string> tokens, int max_tokens) {
+  Panel p = choice_panel(setting, std::move(title), std::move(tokens));  // id, setting, options as a choice's
+  p.kind = Panel::Kind::token_input;
+  p.max = float(max_tokens);
+  return p;
+}
+
 Panel note_panel(const std::string& id, LocalText title, LocalText text) {
   Panel p;
   p.kind = Panel::Kind::note;
@@ -335,6 +342,7 @@ const std::vector<DemoEntry>& registry() {
     add_kind_demos(all);
     add_deep_demos(all);
     add_live_demos(all);
+    add_block_demos(all);
     return all;
   }();
   return r;

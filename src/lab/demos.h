@@ -54,6 +54,10 @@ struct Panel {
                    // column (col_labels)
     choice,        // picks settings[`setting`] among `options` (radio buttons)
     slider,        // numeric settings[`setting`] in [min, max] with step `step` (0 = continuous)
+    token_input,   // a line of tokens the learner types into settings[`setting`]: each
+                   // token one of `options` (single characters; lower case is read as upper
+                   // case; spaces separate them or not), at most `max` of them; the widget
+                   // hands over only text that passes and says what is wrong otherwise
     note,          // computed text (`text`), e.g. "each row sums to 1.000"
     shapes         // a list of tensor shapes: `text` lines "name: (a, b, c)"
   };

@@ -42,6 +42,9 @@ DemoOutputs run_matrix_form(const DemoInputs& in) {
   Mat V = X * in.mats.at("w_v");    // (n, d_v)
   AttentionDesc desc;
   parse_score_kind(setting(in, "score"), &desc.score);
+  // Causal (a decoder's self-attention): query i sees keys 0..i only.
+  const bool causal = setting(in, "causal") == "on";
+  if (causal) desc.mask = MaskKind::causal;
   AttentionResult r = attention_forward(Q, K, V, desc, {});
   if (!r.ok()) {
     out.error = r.error;
@@ -60,8 +63,22 @@ DemoOutputs run_matrix_form(const DemoInputs& in) {
   out.panels.push_back(heatmap_panel("V", "V", tr("V = X W_V (rows v^i)", "V = X W_V（各行为 v^i）"), tok, dim_labels(d_v), false));
   out.panels.push_back(choice_panel("score", tr("Divide by √d_k?", "是否除以 √d_k？"), {"dot", "scaled_dot"},
                                     {tr("no: Q K^T", "否：Q K^T"), tr("yes: Q K^T / √d_k", "是：Q K^T / √d_k")}));
+  out.panels.push_back(choice_panel("causal", tr("Causal mask (a decoder's self-attention)", "因果掩码（解码器的自注意力）"),
+                                    {"off", "on"},
+                                    {tr("off: every token sees all", "关：每个词元看到全部"),
+                                     tr("on: token i sees 1..i", "开：词元 i 只看到 1..i")}));
   out.panels.push_back(heatmap_panel("scores", "scores", tr("α = Q K^T" + scale, "α = Q K^T" + scale), tok, tok, false));
-  out.panels.push_back(heatmap_panel("weights", "weights", tr("α' = softmax of each row", "α' = 每行的 softmax"), tok, tok, true));
+  // The mask the core applied (all ones without it): 1 = may attend.
+  out.mats["mask"] = r.allowed.cast<float>();
+  out.panels.push_back(heatmap_panel("mask", "mask",
+                                     tr("Mask: 1 = may attend, 0 = a later token, its score set to -∞ before softmax",
+                                        "掩码：1 = 可以关注，0 = 后面的词元，其分数在 softmax 前设为 -∞"),
+                                     tok, tok, true));
+  out.panels.push_back(heatmap_panel("weights", "weights",
+                                     causal ? tr("α' = softmax of each row over the keys it may see: a lower triangle",
+                                                 "α' = 每行只在能看到的键上做 softmax：一个下三角")
+                                            : tr("α' = softmax of each row", "α' = 每行的 softmax"),
+                                     tok, tok, true));
   out.panels.push_back(heatmap_panel("output", "output", tr("Z = α' V (rows b^i)", "Z = α' V（各行为 b^i）"), tok, dim_labels(d_v), false));
   out.panels.push_back(slider_panel("row", tr("Row to write out", "要写出的行"), 0.0f, float(n - 1), 1.0f));
   // Row i in the a^i / q^i / alpha_i,j / b^i notation, positions counted from 1.
@@ -638,7 +655,8 @@ DemoOutputs run_parallelism(const DemoInputs& in) {
 void add_deep_demos(std::vector<DemoEntry>& r) {
   r.push_back({"matrix_form",
                {tokens_param(), matrix_param("x"), matrix_param("w_q"), matrix_param("w_k"), matrix_param("w_v"),
-                choice_param("score", {"dot", "scaled_dot"}, "scaled_dot"), number_param("row", 0, 5, true, "0")},
+                choice_param("score", {"dot", "scaled_dot"}, "scaled_dot"), number_param("row", 0, 5, true, "0"),
+                choice_param("causal", {"off", "on"}, "off")},
                check_matrix_form, run_matrix_form});
   r.push_back({"multihead",
                {tokens_param(), matrix_param("x"), matrix_param("w_q"), matrix_param("w_k"), matrix_param("w_v"),

@@ -52,6 +52,10 @@ void add_basic_demos(std::vector<DemoEntry>& r);   // demos_basics.cpp: A1-A6
 void add_kind_demos(std::vector<DemoEntry>& r);    // demos_kinds.cpp: B1-B3
 void add_deep_demos(std::vector<DemoEntry>& r);    // demos_deep.cpp: D1-D5
 void add_live_demos(std::vector<DemoEntry>& r);    // demos_live.cpp: experiments (B2, C, D5, E, G)
+void add_block_demos(std::vector<DemoEntry>& r);   // demos_block.cpp: the Transformer block (issue 15)
+// transformer_block's stages at residual 1 against attn::transformer_block_forward,
+// both placements: the largest absolute difference (for the tests).
+float block_demo_difference(const DemoInputs& in);
 
 // Spec shorthands.
 ParamSpec tokens_param();
@@ -116,6 +120,7 @@ Panel bars_panel(const std::string& id, const std::string& source, LocalText tit
 Panel choice_panel(const std::string& setting, LocalText title, std::vector<std::string> options,
                    std::vector<LocalText> option_labels = {});
 Panel slider_panel(const std::string& setting, LocalText title, float min, float max, float step);
+Panel token_input_panel(const std::string& setting, LocalText title, std::vector<std::string> tokens, int max_tokens);
 Panel note_panel(const std::string& id, LocalText title, LocalText text);
 Panel shapes_panel(const std::string& id, LocalText title, LocalText text);
 

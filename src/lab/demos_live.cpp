@@ -9,6 +9,20 @@ namespace {
 
 void check_nothing(const DemoInputs&, std::vector<Problem>&) {}
 
+// The typed prompt: length first, then its tokens (parse_induction_prompt).
+void check_induction(const DemoInputs& in, std::vector<Problem>& problems) {
+  std::vector<int> tokens;
+  std::string why;
+  if (!parse_induction_prompt(setting(in, "prompt"), &tokens, &why)) problems.push_back({"prompt", why});
+}
+
+// A text setting that may be left empty (empty = off).
+ParamSpec optional_text_param(const std::string& name) {
+  ParamSpec p = text_param(name, "");
+  p.required = false;
+  return p;
+}
+
 DemoOutputs preview(const char* name, const DemoInputs& in) { return make_experiment(name, in)->view(); }
 DemoOutputs run_translation(const DemoInputs& in) { return preview("train_translation", in); }
 DemoOutputs run_long_range(const DemoInputs& in) { return preview("train_long_range", in); }
@@ -33,7 +47,9 @@ void add_live_demos(std::vector<DemoEntry>& r) {
   r.push_back({"train_translation",
                training_params("300", {choice_param("attention", {"additive", "general", "dot"}, "additive"),
                                        choice_param("compare", {"off", "on"}, "off"),
-                                       number_param("example", 0, 9, true, "0")}),
+                                       number_param("example", 0, 9, true, "0"),
+                                       number_param("force_step", -1, 9, true, "-1"),
+                                       number_param("force_source", 0, 9, true, "0")}),
                check_nothing, run_translation});
   r.push_back({"train_long_range",
                training_params("300", {choice_param("distance", {"4", "16", "32", "64"}, "16")}),
@@ -56,8 +72,8 @@ void add_live_demos(std::vector<DemoEntry>& r) {
   r.push_back({"train_induction",
                training_params("600", {number_param("example", 0, 29, true, "0"),
                                        choice_param("ablate", {"none", "1.0", "1.1", "2.0", "2.1"}, "none"),
-                                       number_param("redirect", -1, 15, true, "-1")}),
-               check_nothing, run_induction});
+                                       number_param("redirect", -1, 15, true, "-1"), optional_text_param("prompt")}),
+               check_induction, run_induction});
   r.push_back({"train_word_order", training_params("150", {number_param("example", 0, 29, true, "0")}),
                check_nothing, run_word_order});
   r.push_back({"timing", {choice_param("d", {"16", "32", "64"}, "32")}, check_nothing, run_timing});

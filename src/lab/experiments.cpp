@@ -41,10 +41,38 @@ class TranslationExperiment : public TrainingExperiment {
     if (compare_) add_track("no attention", "无注意力", train::RunKind::translation_none, base);
     set_budget(setting_or(in, "steps", 300), 20);
     set_view_setting("example", text_or(in, "example", "0"));
+    set_view_setting("force_step", text_or(in, "force_step", "-1"));
+    set_view_setting("force_source", text_or(in, "force_source", "0"));
+  }
+
+  // Forcing an alignment only changes what is decoded: no retraining.
+  bool set_view_setting(const std::string& name, const std::string& value) override {
+    long long k = 0;
+    if (name == "force_step") {
+      force_.step = parse_whole_text(value, -1, 9, &k) ? int(k) : -1;
+      return true;
+    }
+    if (name == "force_source") {
+      force_.source = parse_whole_text(value, 0, 9, &k) ? int(k) : 0;
+      return true;
+    }
+    return TrainingExperiment::set_view_setting(name, value);
   }
 
  protected:
   LocalText accuracy_name() const override { return tr("token accuracy", "词准确率"); }
+
+  // The decoded words as text.
+  std::string words(const std::vector<int>& ids) const {
+    const data::Vocab& tv = tracks()[0].run->translation_data().target_vocab;
+    std::string s;
+    for (int id : ids) s += (s.empty() ? "" : " ") + tv.words[size_t(id)];
+    return s;
+  }
+  // The forced decode of the shown sentence, when the force applies to it.
+  bool forcing(const data::TranslationPair& p) const {
+    return force_.step >= 0 && force_.source < int(p.source.size());
+  }
 
   void add_controls(DemoOutputs& out) const override {
     out.panels.push_back(demo_impl::choice_panel("attention", tr("Score of the attention model", "注意力模型的打分函数"),
@@ -94,6 +122,24 @@ class TranslationExperiment : public TrainingExperiment {
                      (t == 0 ? std::string("<bos>") : tv.words[size_t(d.tokens[t - 1])]) + "” 后的解码器状态 → “" + word +
                      "”，权重最大的是 " + p->source[size_t(j)] + "（" + fmt(d.alignment(Eigen::Index(t), j)) + "）");
       }
+      // The intervention: one output word made to read one source word only.
+      if (force_.step >= 0) {
+        if (!forcing(*p)) {
+          add_line(decoded, "Forcing: this sentence has no source word " + std::to_string(force_.source) + " (it has " +
+                                std::to_string(p->source.size()) + ", counted from 0).",
+                   "强制对齐：这个句子没有第 " + std::to_string(force_.source) + " 个源词（它有 " +
+                       std::to_string(p->source.size()) + " 个，从 0 开始数）。");
+        } else {
+          const train::Seq2SeqDecode f = model.greedy_decode(p->source_ids, int(p->target.size()) + 4, &force_);
+          const std::string src = p->source[size_t(force_.source)];
+          const std::string was = force_.step < int(d.tokens.size()) ? tv.words[size_t(d.tokens[size_t(force_.step)])] : "-";
+          const std::string now = force_.step < int(f.tokens.size()) ? tv.words[size_t(f.tokens[size_t(force_.step)])] : "-";
+          add_line(decoded, "Forced: output word " + std::to_string(force_.step + 1) + " reads only " + src + " (all its weight there): \"" +
+                                was + "\" becomes \"" + now + "\". Decoded: <bos> → " + words(f.tokens),
+                   "强制对齐：第 " + std::to_string(force_.step + 1) + " 个输出词只读 " + src + "（全部权重放在那里）：“" + was +
+                       "” 变成 “" + now + "”。解码结果：<bos> → " + words(f.tokens));
+        }
+      }
     } else {
       add_line(decoded, "The decoded sentence appears here once the model is built.", "模型建好后，这里显示解码结果。");
     }
@@ -108,6 +154,12 @@ class TranslationExperiment : public TrainingExperiment {
     out.panels.push_back(demo_impl::slider_panel("example", tr("Sentence: 0 = 我爱中国。, 1-9 = held-out sentences",
                                                               "句子：0 = 我爱中国。，1-9 = 留出集中的句子"),
                                                  0.0f, 9.0f, 1.0f));
+    out.panels.push_back(demo_impl::slider_panel("force_step", tr("Force the alignment of output word k + 1 (-1: off)",
+                                                                 "强制第 k + 1 个输出词的对齐（-1：不改）"),
+                                                 -1.0f, 9.0f, 1.0f));
+    out.panels.push_back(demo_impl::slider_panel("force_source", tr("... onto source word j (counted from 0)",
+                                                                   "……对到第 j 个源词上（从 0 开始数）"),
+                                                 0.0f, 9.0f, 1.0f));
   }
 
   void add_status(Value& s) const override {
@@ -120,10 +172,14 @@ class TranslationExperiment : public TrainingExperiment {
     o.set("target", data::join_words(p->target));
     // Weight on the last source word (the full stop) while producing word 2 ("love").
     if (a.rows() > 1 && a.cols() > 0) o.set("stopWeightForWord2", a(1, a.cols() - 1));
+    const int max_length = int(p->target.size()) + 4;
+    o.set("decoded", words(model.greedy_decode(p->source_ids, max_length).tokens));
+    if (forcing(*p)) o.set("forcedDecoded", words(model.greedy_decode(p->source_ids, max_length, &force_).tokens));
     s.set("example", std::move(o));
   }
 
  private:
+  train::Seq2SeqForce force_;
   std::string attention_;
   bool compare_ = false;
 };
@@ -535,9 +591,17 @@ class InductionExperiment : public TrainingExperiment {
     set_view_setting("example", text_or(in, "example", "0"));
     set_view_setting("ablate", text_or(in, "ablate", "none"));
     set_view_setting("redirect", text_or(in, "redirect", "-1"));
+    set_view_setting("prompt", text_or(in, "prompt", ""));
   }
 
   bool set_view_setting(const std::string& name, const std::string& value) override {
+    if (name == "prompt") {
+      // Validated by the registry (check_induction_prompt); anything else shows no prompt.
+      std::string why;
+      prompt_.clear();
+      if (!parse_induction_prompt(value, &prompt_, &why)) prompt_.clear();
+      return true;
+    }
     if (name == "redirect") {
       redirect_ = std::max(-1, std::atoi(value.c_str()));
       return true;
@@ -612,6 +676,22 @@ class InductionExperiment : public TrainingExperiment {
   }
 
   void add_panels(DemoOutputs& out) const override {
+    // The repeated-half loss with every head, with the switched-off head off,
+    // and the rise between them (0 while no head is off): exercises check it.
+    Mat ablation = Mat::Zero(1, 3);
+    if (!repeated_curve_.empty()) {
+      const float kept = kept_now_.loss, off = ablating() ? ablated_now_.loss : kept;
+      ablation << kept, off, off - kept;
+    }
+    out.mats["ablation"] = ablation;
+    out.panels.push_back(demo_impl::bars_panel("ablation", "ablation",
+                                               tr("Held-out repeated-half loss: all heads, the chosen head off, and the rise",
+                                                  "留出集重复半段的损失：所有头、关掉所选的头，以及上升了多少"),
+                                               {"repeated half"}, {"all heads", "head off", "rise"}));
+    out.panels.back().label_text["repeated half"] = tr("repeated half", "重复半段");
+    out.panels.back().label_text["all heads"] = tr("all heads", "所有头");
+    out.panels.back().label_text["head off"] = tr("head off", "关掉的头");
+    out.panels.back().label_text["rise"] = tr("rise", "上升");
     out.mats["half_loss"] = series_matrix({first_curve_, repeated_curve_});
     out.mats["half_steps"] = row_matrix(curve_x_);
     out.panels.push_back(demo_impl::lines_panel("halves", "half_loss", "half_steps",
@@ -635,18 +715,20 @@ class InductionExperiment : public TrainingExperiment {
                                                   "每个头（层.头）：归纳分数与前一词元分数"),
                                                head_names, {"induction", "previous token"}));
     // Every head's weights for one held-out sequence (with the switched-off head's edit).
+    // A typed prompt replaces the held-out sequence in the heatmaps.
     const data::InductionSequence* s = sequence();
+    const std::vector<int>* shown = !prepared() ? nullptr : !prompt_.empty() ? &prompt_ : s ? &s->tokens : nullptr;
     std::vector<std::string> labels = {"…"};
     std::vector<std::vector<Mat>> w;
-    if (s) {
+    if (shown) {
       labels.clear();
-      for (size_t i = 0; i < s->tokens.size(); ++i) labels.push_back(std::string(1, char('A' + s->tokens[i])) + std::to_string(i));
-      w = model().attention(s->tokens, ablating() ? &edits_ : nullptr);
+      for (size_t i = 0; i < shown->size(); ++i) labels.push_back(std::string(1, char('A' + (*shown)[i])) + std::to_string(i));
+      w = model().attention(*shown, ablating() ? &edits_ : nullptr);
     }
     for (int l = 0; l < d.layers; ++l)
       for (int h = 0; h < d.heads; ++h) {
         const std::string key = "head_" + std::to_string(l + 1) + "_" + std::to_string(h);
-        out.mats[key] = s ? w[size_t(l)][size_t(h)] : Mat(Mat::Zero(1, 1));
+        out.mats[key] = shown ? w[size_t(l)][size_t(h)] : Mat(Mat::Zero(1, 1));
         out.panels.push_back(demo_impl::heatmap_panel(key, key,
                                                       tr("Layer " + std::to_string(l + 1) + ", head " + std::to_string(h) +
                                                              ": one row per query (causal)",
@@ -655,10 +737,22 @@ class InductionExperiment : public TrainingExperiment {
       }
     out.panels.push_back(demo_impl::note_panel("predictions", tr("Next-token predictions for this sequence", "这个序列的下一个词元预测"),
                                                predictions_text(s)));
+    std::vector<std::string> letters;
+    for (int v = 0; v < kInductionVocab; ++v) letters.push_back(std::string(1, char('A' + v)));
+    out.panels.push_back(demo_impl::token_input_panel("prompt", tr("Type a prompt: letters A to P (at most 16), e.g. C F A K C F",
+                                                                  "输入提示：字母 A 到 P（最多 16 个），例如 C F A K C F"),
+                                                      letters, kInductionPromptTokens));
+    out.panels.push_back(demo_impl::note_panel("prompt-predictions", tr("Your prompt, token by token", "你的提示，逐个词元"),
+                                               prompt_text()));
     out.panels.push_back(demo_impl::slider_panel("example", tr("Held-out sequence", "留出集序列"), 0.0f, 29.0f, 1.0f));
   }
 
   void add_status(Value& s) const override {
+    if (prepared() && !prompt_.empty()) {
+      Value p = Value::array();
+      for (int t : model().predictions(prompt_, ablating() ? &edits_ : nullptr)) p.push(t);
+      s.set("promptPredictions", std::move(p));
+    }
     if (const data::InductionSequence* seq = sequence()) {
       if (const Redirect r = redirect(seq); r.row >= 0) {
         s.set("redirectRow", r.row);
@@ -762,6 +856,36 @@ class InductionExperiment : public TrainingExperiment {
     return t;
   }
 
+  // The prompt's predictions, one line per position: the token, the most likely
+  // next token and its probability (and the same with the switched-off head off).
+  LocalText prompt_text() const {
+    LocalText t;
+    if (prompt_.empty()) {
+      add_line(t, "Type letters above to see what the model predicts after each of them; the heatmaps then show your prompt.",
+               "在上面输入字母，看模型在每个字母之后预测什么；热力图随后显示你的提示。");
+      return t;
+    }
+    if (!prepared()) {
+      add_line(t, "The predictions appear once the model is built.", "模型建好后显示预测。");
+      return t;
+    }
+    auto line_for = [&](const train::InductionEdits* e, const std::string& en, const std::string& zh) {
+      const Mat z = model().logits(prompt_, e);
+      std::string row;
+      for (Eigen::Index i = 0; i < z.rows(); ++i) {
+        const Eigen::Index j = demo_impl::row_argmax(z, i);
+        const float p = 1.0f / (z.row(i).array() - z(i, j)).exp().sum();
+        row += std::string(row.empty() ? "" : ", ") + char('A' + prompt_[size_t(i)]) + " → " + char('A' + int(j)) + " " + fmt(p);
+      }
+      add_line(t, en + ": " + row, zh + "：" + row);
+    };
+    line_for(nullptr, "After each token, the most likely next one and its probability",
+             "每个词元之后最可能的下一个词元及其概率");
+    if (ablating()) line_for(&edits_, "With head " + ablate_ + " off", "关掉头 " + ablate_ + " 后");
+    return t;
+  }
+
+  std::vector<int> prompt_;  // the typed prompt's token ids (empty: none)
   std::string ablate_ = "none";
   int ablate_l_ = -1, ablate_h_ = -1;
   int redirect_ = -1;
@@ -869,6 +993,33 @@ class TimingExperiment : public Experiment {
 }  // namespace
 
 // ---------------------------------------------------------------- 9 the factory
+bool parse_induction_prompt(const std::string& text, std::vector<int>* tokens, std::string* why) {
+  tokens->clear();
+  // Length first, so a long paste is refused before anything reads it.
+  if (text.size() > kInductionPromptChars) {
+    *why = "'prompt' is too long: at most " + std::to_string(kInductionPromptChars) + " characters";
+    return false;
+  }
+  for (const char c : text) {
+    if (c == ' ' || c == '|' || c == ',') continue;  // separators are optional
+    const char u = c >= 'a' && c <= 'z' ? char(c - 'a' + 'A') : c;
+    if (u < 'A' || u >= char('A' + kInductionVocab)) {
+      const bool printable = static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f;
+      *why = "'prompt' may hold only the letters A to P (and spaces)" +
+             (printable ? std::string(": '") + c + "' is not one" : std::string());
+      tokens->clear();
+      return false;
+    }
+    tokens->push_back(u - 'A');
+  }
+  if (int(tokens->size()) > kInductionPromptTokens) {
+    *why = "'prompt' has " + std::to_string(tokens->size()) + " tokens: at most " + std::to_string(kInductionPromptTokens);
+    tokens->clear();
+    return false;
+  }
+  return true;
+}
+
 void FrameBudget::observe(double frame_ms) {
   if (!(frame_ms > 0.0) || !std::isfinite(frame_ms)) return;  // nothing measured yet
   if (frame_ms > t_.frame_ms) budget_ *= t_.shrink;

@@ -92,6 +92,17 @@ class FrameBudget {
 // True for the demos that are experiments (train_*, timing).
 bool is_experiment_demo(const std::string& demo);
 
+// train_induction's typed prompt (its `prompt` setting): letters A to P, one
+// token each, spaces (or commas, or |) between them optional, lower case read
+// as upper case. Checked in this order: at most kInductionPromptChars
+// characters, then every letter a token, then at most kInductionPromptTokens
+// tokens (the model's position table). "" is no prompt. On failure `tokens` is
+// empty and `why` says what is wrong.
+constexpr int kInductionVocab = 16;
+constexpr size_t kInductionPromptChars = 64;
+constexpr int kInductionPromptTokens = 16;
+bool parse_induction_prompt(const std::string& text, std::vector<int>* tokens, std::string* why);
+
 // A fresh experiment for demo `demo` with the learner's settings (already
 // checked by the demo registry; missing ones take their defaults). Null when
 // `demo` is not an experiment.

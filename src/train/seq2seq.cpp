@@ -225,7 +225,8 @@ Seq2SeqEval Seq2SeqModel::evaluate(const std::vector<data::TranslationPair>& set
 }
 
 // ---------------------------------------------------------------- 5 greedy decoding and alignments
-Seq2SeqDecode Seq2SeqModel::greedy_decode(const std::vector<int>& source, int max_length) const {
+Seq2SeqDecode Seq2SeqModel::greedy_decode(const std::vector<int>& source, int max_length,
+                                          const Seq2SeqForce* force) const {
   Seq2SeqDecode out;
   const int H = desc_.hidden, V = desc_.target_vocab;
   if (source.empty() || max_length < 1) return out;
@@ -252,6 +253,12 @@ Seq2SeqDecode Seq2SeqModel::greedy_decode(const std::vector<int>& source, int ma
     DecoderAttentionStep step;
     if (desc_.context != ContextKind::none) {
       decoder_attention_forward(attention_, &dec.H(t, 0), enc.H, keys, step);
+      if (force && force->step == t && force->source >= 0 && force->source < S) {
+        // All weight on one source word: the context is its encoder state.
+        step.alpha.setZero();
+        step.alpha(0, force->source) = 1.0f;
+        step.context = enc.H.row(force->source);
+      }
       context = step.context.data();
       for (int j = 0; j < S; ++j) out.alignment(t, j) = step.alpha(0, j);
     }

@@ -65,6 +65,15 @@ struct Seq2SeqDecode {
   Mat alignment;            // (tokens, S): row t = alpha_t (all zero for ContextKind::none)
 };
 
+// An intervention on greedy decoding: at output step `step` (0 = the first
+// word) the alignment is replaced by all weight on source position `source`,
+// so the context is that word's encoder state alone. Nothing is retrained;
+// steps < 0 (or past the end, or a source outside the sentence) force nothing.
+struct Seq2SeqForce {
+  int step = -1;
+  int source = 0;
+};
+
 class Seq2SeqModel {
  public:
   explicit Seq2SeqModel(const Seq2SeqDesc& desc);
@@ -79,7 +88,8 @@ class Seq2SeqModel {
   float train_step(const std::vector<data::TranslationPair>& set, const std::vector<int>& batch);
   Seq2SeqEval evaluate(const std::vector<data::TranslationPair>& set) const;
 
-  Seq2SeqDecode greedy_decode(const std::vector<int>& source, int max_length = 16) const;
+  Seq2SeqDecode greedy_decode(const std::vector<int>& source, int max_length = 16,
+                              const Seq2SeqForce* force = nullptr) const;
   // Teacher-forced alignment for a given pair: (m + 1, S), rows for y_1 .. y_m, <eos>
   // (empty for an empty source). Every model function expects a non-empty source.
   Mat alignment(const std::vector<int>& source, const std::vector<int>& target) const;

@@ -98,6 +98,9 @@ ChoiceView choice_view(const Ctx& c, const Panel& p) {
   for (const auto& l : p.option_labels) v.labels.push_back(l.get(c.lang));
   return v;
 }
+TokenInputView token_input_view(const Ctx& c, const Panel& p) {
+  return {p.setting, p.options, int(p.max), setting_value(c, p.setting), c.lang};
+}
 SliderView slider_view(const Ctx& c, const Panel& p, float track = 0.0f) {
   return {p.setting, p.min, p.max, p.step, setting_value(c, p.setting), track};
 }
@@ -130,6 +133,7 @@ float content_width(const Ctx& c, const Panel& p) {
     case Panel::Kind::bar_plot: return m ? plot_width(plot_view(c, p, m)) : 0.0f;
     case Panel::Kind::choice: return std::min(choice_width(choice_view(c, p)), c.avail - 2 * kPad);
     case Panel::Kind::slider: return slider_width(slider_view(c, p));
+    case Panel::Kind::token_input: return std::min(token_input_width(token_input_view(c, p)), c.avail - 2 * kPad);
     case Panel::Kind::note: return std::min(text_block_width(p.text.get(c.lang)), text_cap);
     case Panel::Kind::shapes: return std::min(shapes_width(p.text.get(c.lang)), c.avail - 2 * kPad);
   }
@@ -211,6 +215,9 @@ std::optional<DemoEdit> draw_content(const Ctx& c, const Panel& p, float width, 
     case Panel::Kind::slider:
       if (auto v = slider(slider_view(c, p, track))) edit = DemoEdit{DemoEdit::Kind::setting, p.setting, 0, 0, 0.0f, 0.0f, *v};
       break;
+    case Panel::Kind::token_input:
+      if (auto v = token_input(token_input_view(c, p))) edit = DemoEdit{DemoEdit::Kind::setting, p.setting, 0, 0, 0.0f, 0.0f, *v};
+      break;
     case Panel::Kind::note: note(p.text.get(c.lang), width); break;
     case Panel::Kind::shapes: shapes(p.text.get(c.lang)); break;
   }
@@ -235,7 +242,8 @@ void placeholder(const char* message, float width) {
 }
 
 bool needs_matrix(Panel::Kind k) {
-  return k != Panel::Kind::choice && k != Panel::Kind::slider && k != Panel::Kind::note && k != Panel::Kind::shapes;
+  return k != Panel::Kind::choice && k != Panel::Kind::slider && k != Panel::Kind::note && k != Panel::Kind::shapes &&
+         k != Panel::Kind::token_input;
 }
 
 }  // namespace

@@ -151,6 +151,18 @@ struct SliderView {
   std::string current;
   float track = 0.0f;   // width of the bar itself (0 = kSliderTrack)
 };
+// A line of tokens typed by the learner (Panel::Kind::token_input). Text that
+// breaks the rules stays in the field with a message below and is not handed
+// over; text that passes is returned as typed.
+struct TokenInputView {
+  std::string setting;              // widget id "text:<setting>"
+  std::vector<std::string> tokens;  // allowed tokens, single characters (upper case)
+  int max_tokens = 16;
+  std::string current;
+  std::string lang = "en";
+};
+std::optional<std::string> token_input(const TokenInputView& view);
+float token_input_width(const TokenInputView& view);
 // A slider's usual bar width, and the narrowest a layout may make it.
 constexpr float kSliderTrack = 170.0f, kSliderMinTrack = 100.0f;
 std::optional<std::string> slider(const SliderView& view);

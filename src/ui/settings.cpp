@@ -7,9 +7,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <string>
+#include <utility>
 
 #include "ui/panels.h"
+#include "ui/strings.h"
 #include "ui/widget_log.h"
 
 namespace ui {
@@ -129,6 +132,77 @@ std::optional<std::string> slider(const SliderView& view) {
   if (as_int) std::snprintf(text, sizeof text, "%d", int(std::lround(v)));
   else std::snprintf(text, sizeof text, "%g", double(v));
   return std::string(text);
+}
+
+// ---------------------------------------------------------------- a typed line of tokens
+namespace {
+
+constexpr size_t kTokenLineBytes = 64;  // what the field holds (the lab's limit for a prompt)
+
+bool is_separator(char c) { return c == ' ' || c == ',' || c == '|'; }
+
+// "" when `text` may be handed over, else what is wrong (in view.lang).
+std::string token_problem(const TokenInputView& view, const std::string& text) {
+  int count = 0;
+  char buf[160];
+  for (char c : text) {
+    if (is_separator(c)) continue;
+    const std::string t(1, char(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c));
+    if (std::find(view.tokens.begin(), view.tokens.end(), t) == view.tokens.end()) {
+      const std::string shown = static_cast<unsigned char>(c) < 0x80 ? std::string(1, c) : "?";
+      std::snprintf(buf, sizeof buf, text::token_unknown.get(view.lang), shown.c_str(),
+                    view.tokens.empty() ? "" : view.tokens.front().c_str(), view.tokens.empty() ? "" : view.tokens.back().c_str());
+      return buf;
+    }
+    ++count;
+  }
+  if (count > view.max_tokens) {
+    std::snprintf(buf, sizeof buf, text::token_too_many.get(view.lang), view.max_tokens, count);
+    return buf;
+  }
+  return "";
+}
+
+}  // namespace
+
+float token_input_width(const TokenInputView& view) {
+  // Room for the longest line of tokens with spaces, and for the message.
+  const std::string sample(size_t(std::max(1, 2 * view.max_tokens)), 'M');
+  return std::max(ImGui::CalcTextSize(sample.c_str()).x, 260.0f) + 2.0f * ImGui::GetStyle().FramePadding.x;
+}
+
+std::optional<std::string> token_input(const TokenInputView& view) {
+  // What the learner is typing, per setting, and the setting's value when they
+  // began: a draft that breaks the rules stays shown until they fix it, and is
+  // dropped when the setting changes from elsewhere (a reset, another step).
+  static std::map<std::string, std::pair<std::string, std::string>> drafts;
+  auto it = drafts.find(view.setting);
+  if (it != drafts.end() && it->second.second != view.current) {
+    drafts.erase(it);
+    it = drafts.end();
+  }
+  std::string draft = it != drafts.end() ? it->second.first : view.current;
+  char buf[kTokenLineBytes + 1] = {};
+  draft.copy(buf, std::min(draft.size(), kTokenLineBytes));
+  ImGui::PushID(view.setting.c_str());
+  ImGui::SetNextItemWidth(token_input_width(view));
+  const bool changed = ImGui::InputText("##tokens", buf, sizeof buf);
+  widgets_record_last("text:" + view.setting, "text");
+  ImGui::PopID();
+  if (changed) draft = buf;
+  const std::string problem = token_problem(view, draft);
+  if (!problem.empty()) {
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + token_input_width(view));
+    ImGui::TextColored(ImVec4(0.75f, 0.15f, 0.10f, 1), "%s", problem.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  if (!problem.empty()) {
+    drafts[view.setting] = {draft, view.current};
+    return std::nullopt;
+  }
+  drafts.erase(view.setting);
+  if (draft == view.current) return std::nullopt;
+  return draft;
 }
 
 }  // namespace ui

@@ -139,6 +139,10 @@ inline constexpr UiText overlay_frame{"frame %.1f ms (%.0f fps)", "每帧 %.1f �
 inline constexpr UiText overlay_compute{"compute %.2f ms this frame", "本帧计算 %.2f 毫秒"};
 inline constexpr UiText overlay_ui{"interface %.2f ms", "界面 %.2f 毫秒"};
 inline constexpr UiText overlay_simd{"SIMD: %s", "SIMD：%s"};
+
+// A typed line of tokens (src/ui/settings.cpp).
+inline constexpr UiText token_unknown{"'%s' is not a token here: use %s to %s.", "“%s” 不是这里的词元：请用 %s 到 %s。"};
+inline constexpr UiText token_too_many{"At most %d tokens (now %d).", "最多 %d 个词元（现在有 %d 个）。"};
 }  // namespace text
 
 }  // namespace ui

@@ -82,6 +82,34 @@ export async function widget(page, id) {
   return w;
 }
 
+// Scrolls the lesson with the mouse wheel until widget `id` is wholly on screen:
+// back to the top first (where the step's toolbar is), then down.
+export async function scrollTo(page, id) {
+  const view = await page.evaluate(() => ({ w: innerWidth, h: innerHeight }));
+  // Over the lesson window's left padding (the sidebar is 270 px wide), where no
+  // widget takes the wheel.
+  await page.mouse.move(277, view.h / 2);
+  const onScreen = (w) => w && w.rect.y >= 0 && w.rect.y + w.rect.height <= view.h - 4;
+  for (let i = 0; i < 30 && !(await widgets(page)).some((x) => x.id === 'nav:next' || x.id === 'nav:back'); i++) {
+    await page.mouse.wheel(0, -400);
+    await frames(page, 2);
+  }
+  for (let i = 0; i < 40; i++) {
+    const w = (await widgets(page)).find((x) => x.id === id);
+    if (onScreen(w)) return w;
+    await page.mouse.wheel(0, 120);
+    await frames(page, 2);
+  }
+  throw new Error(`could not scroll ${id} into view`);
+}
+
+// Scrolls widget `id` into view, clicks its middle, and waits for the UI to react.
+export async function scrollAndClick(page, id) {
+  const w = await scrollTo(page, id);
+  await page.mouse.click(w.rect.x + w.rect.width / 2, w.rect.y + w.rect.height / 2);
+  await frames(page);
+}
+
 // Decodes an 8-bit, non-interlaced RGB or RGBA PNG (what Chromium's screenshots
 // are) into {width, height, channels, data}. Enough for pixel checks; no deps.
 export function decodePng(buf) {

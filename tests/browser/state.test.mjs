@@ -3,7 +3,7 @@
 // state are refused with a notice instead of breaking the lab.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openLab, state, widget, widgets, frames, screenshotVariety } from './harness.mjs';
+import { openLab, state, widget, widgets, frames, screenshotVariety, scrollTo, scrollAndClick } from './harness.mjs';
 
 let lab;
 before(async () => { lab = await openLab(); });
@@ -113,32 +113,7 @@ test('the language switches, is remembered, and the page text follows', async ()
   assert.equal((await state(page)).lang, 'en');
 });
 
-// Scrolls the lesson with the mouse wheel until widget `id` is wholly on screen:
-// back to the top first (where the step's toolbar is), then down.
-async function scrollTo(page, id) {
-  const view = await page.evaluate(() => ({ w: innerWidth, h: innerHeight }));
-  // Over the lesson window's left padding (the sidebar is 270 px wide), where no
-  // widget takes the wheel.
-  await page.mouse.move(277, view.h / 2);
-  const onScreen = (w) => w && w.rect.y >= 0 && w.rect.y + w.rect.height <= view.h - 4;
-  for (let i = 0; i < 30 && !(await widgets(page)).some((x) => x.id === 'nav:next' || x.id === 'nav:back'); i++) {
-    await page.mouse.wheel(0, -400);
-    await frames(page, 2);
-  }
-  for (let i = 0; i < 40; i++) {
-    const w = (await widgets(page)).find((x) => x.id === id);
-    if (onScreen(w)) return w;
-    await page.mouse.wheel(0, 120);
-    await frames(page, 2);
-  }
-  throw new Error(`could not scroll ${id} into view`);
-}
-
-async function click(page, id) {
-  const w = await scrollTo(page, id);
-  await page.mouse.click(w.rect.x + w.rect.width / 2, w.rect.y + w.rect.height / 2);
-  await frames(page);
-}
+const click = scrollAndClick;
 
 test('a quiz answer and a revealed hint are kept per step, across a reload, and reset clears them', async () => {
   const { page } = lab;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "lab/demos.h"
+#include "lab/demos_internal.h"
 #include "lab/embedded.h"
 #include "lab/exercise.h"
 #include "lab/experiments.h"
@@ -123,6 +124,11 @@ std::string panel_problem(const Panel& p, const DemoInputs& in, const DemoOutput
       if (!(p.min < p.max) || v < p.min || v > p.max) return at + "value outside the slider's range";
       break;
     }
+    case Panel::Kind::token_input:
+      if (p.setting.empty() || p.options.empty() || p.max < 1.0f) return at + "needs a setting, tokens and a maximum count";
+      for (const auto& o : p.options)
+        if (o.size() != 1 || o[0] < 'A' || o[0] > 'Z') return at + "tokens are single upper-case letters";
+      break;
     case Panel::Kind::note:
     case Panel::Kind::shapes:
       if (!has_both_languages(p.text)) return at + "text needs English and Chinese";
@@ -474,6 +480,67 @@ TEST_CASE("multihead: one weight table per head, and the shapes follow h") {
       if (p.kind == Panel::Kind::shapes) found = p.text.get("en").find(reshape) != std::string::npos;
     CHECK_MESSAGE(found, "shapes panel lacks " << reshape);
   }
+}
+
+TEST_CASE("matrix_form: the causal mask leaves a lower triangle and changes every row but the last") {
+  const LessonStep& s = find_step("transformer-block", "causal");
+  DemoInputs in = demo_defaults(s);
+  in.settings["causal"] = "off";
+  const DemoOutputs open = run_demo(s.demo, in);
+  in.settings["causal"] = "on";
+  const DemoOutputs masked = run_demo(s.demo, in);
+  REQUIRE(open.error.empty());
+  REQUIRE(masked.error.empty());
+  const Mat& w = masked.mats.at("weights");
+  const Eigen::Index n = w.rows();
+  CHECK(masked.mats.at("mask").rows() == n);
+  CHECK(open.mats.at("mask").minCoeff() == 1.0f);  // nothing hidden without the mask
+  for (Eigen::Index i = 0; i < n; ++i) {
+    CHECK(w.row(i).sum() == doctest::Approx(1.0f));
+    for (Eigen::Index j = i + 1; j < n; ++j) CHECK(w(i, j) == 0.0f);
+  }
+  CHECK(w(0, 0) == doctest::Approx(1.0f));  // the first token sees only itself
+  // The last query sees every key either way.
+  CHECK((w.row(n - 1) - open.mats.at("weights").row(n - 1)).cwiseAbs().maxCoeff() < 1e-6f);
+  in.settings["causal"] = "maybe";
+  CHECK(run_demo(s.demo, in).error == "'causal' must be one of off, on (not 'maybe')");
+}
+
+TEST_CASE("transformer_block: the stages are the core's block, the gain scales the output, the residual keeps x") {
+  const LessonStep& s = find_step("transformer-block", "block");
+  DemoInputs in = demo_defaults(s);
+  CHECK(attn::demo_impl::block_demo_difference(in) < 1e-5f);
+  const DemoOutputs out = run_demo(s.demo, in);
+  REQUIRE(out.error.empty());
+  for (const char* key : {"attention", "sum1", "mid", "ffn", "sum2", "output", "weights_1", "weights_2", "kept"})
+    CHECK_MESSAGE(out.mats.count(key) == 1, key);
+  // Post-norm: the output is LN2's, so each row has mean beta = 0 when every gain is equal...
+  const Mat& y = out.mats.at("output");
+  for (Eigen::Index i = 0; i < y.rows(); ++i) CHECK(std::abs(y.row(i).mean()) < 1e-4f);
+  // ...and a gain of 0 silences its feature in every row.
+  DemoInputs g = in;
+  g.mats["ln2_gamma"](0, 2) = 0.0f;
+  const DemoOutputs silenced = run_demo(s.demo, g);
+  CHECK(silenced.mats.at("output").col(2).cwiseAbs().maxCoeff() == 0.0f);
+  // The residual path is what keeps each token's own direction.
+  DemoInputs off = in;
+  off.settings["residual"] = "0";
+  const float kept_on = out.mats.at("kept").mean(), kept_off = run_demo(s.demo, off).mats.at("kept").mean();
+  MESSAGE("mean cos(y_i, x_i): residual 1 " << kept_on << ", residual 0 " << kept_off);
+  CHECK(kept_on > kept_off + 0.3f);
+  for (const char* placement : {"post", "pre"}) {
+    DemoInputs p = in;
+    p.settings["placement"] = placement;
+    const DemoOutputs o = run_demo(s.demo, p);
+    REQUIRE(o.error.empty());
+    bool found = false;
+    for (const Panel& panel : o.panels)
+      if (panel.kind == Panel::Kind::shapes) found = panel.text.get("en").find("hidden relu") != std::string::npos;
+    CHECK(found);
+  }
+  DemoInputs bad = in;
+  bad.mats["ln1_gamma"] = Mat::Ones(1, 3);
+  CHECK(run_demo(s.demo, bad).error == "'ln1_gamma' needs 4 columns (one gain per column of 'x'), not 3");
 }
 
 TEST_CASE("cross_vs_self: the output has one row per query") {

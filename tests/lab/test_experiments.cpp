@@ -519,3 +519,117 @@ TEST_CASE("train_word_order: without positions self-attention stays at chance, w
   CHECK(std::abs(p(0, 0) - p(1, 0)) < 1e-5f);
   CHECK(std::abs(p(0, 1) - p(1, 1)) > 0.5f);
 }
+
+TEST_CASE("train_induction: a typed prompt is checked (length first, then tokens) and predicted token by token") {
+  std::vector<int> t;
+  std::string why;
+  CHECK(attn::parse_induction_prompt("", &t, &why));
+  CHECK(t.empty());
+  CHECK(attn::parse_induction_prompt("c f a, k|c f", &t, &why));
+  CHECK(t == std::vector<int>{2, 5, 0, 10, 2, 5});
+  CHECK(!attn::parse_induction_prompt(std::string(65, 'A'), &t, &why));
+  CHECK(why == "'prompt' is too long: at most 64 characters");
+  CHECK(t.empty());
+  // Length is checked before the tokens: a long line of bad letters says it is long.
+  CHECK(!attn::parse_induction_prompt(std::string(70, 'Z'), &t, &why));
+  CHECK(why == "'prompt' is too long: at most 64 characters");
+  CHECK(!attn::parse_induction_prompt("A B Z", &t, &why));
+  CHECK(why == "'prompt' may hold only the letters A to P (and spaces): 'Z' is not one");
+  CHECK(!attn::parse_induction_prompt("A\tB", &t, &why));
+  CHECK(why == "'prompt' may hold only the letters A to P (and spaces)");
+  CHECK(!attn::parse_induction_prompt(std::string(17, 'B'), &t, &why));
+  CHECK(why == "'prompt' has 17 tokens: at most 16");
+  // The registry refuses the same, so a bad prompt never reaches the model.
+  CHECK(attn::run_demo("train_induction", settings({{"prompt", "A B Z"}})).error ==
+        "'prompt' may hold only the letters A to P (and spaces): 'Z' is not one");
+  CHECK(attn::run_demo("train_induction", settings({{"prompt", "A B C"}})).error.empty());
+
+  auto ex = attn::make_experiment("train_induction", settings({{"steps", "300"}}));
+  while (!ex->done()) ex->advance(20.0);
+  CHECK(ex->status().find("promptPredictions") == nullptr);
+  // A prompt that repeats: after the second C the model should say F, after the second F, A.
+  REQUIRE(ex->set_view_setting("prompt", "C F A K C F"));
+  CHECK(ex->progress() == 300);  // a view setting: no restart
+  const attn::json::Value s = ex->status();
+  const attn::json::Value* p = s.find("promptPredictions");
+  REQUIRE(p != nullptr);
+  REQUIRE(p->size() == 6);
+  MESSAGE("prompt C F A K C F: predictions " << p->items()[4].as_number() << " " << p->items()[5].as_number());
+  CHECK(p->items()[4].as_number() == 5);  // after the second C: F
+  CHECK(p->items()[5].as_number() == 0);  // after the second F: A
+  const attn::DemoOutputs out = ex->view();
+  CHECK(out.mats.at("head_2_1").rows() == 6);  // the heatmaps show the prompt
+  CHECK(has_panel(out, "set_prompt"));
+  CHECK(has_panel(out, "prompt-predictions"));
+  for (const auto& panel : ex->view().panels)
+    if (panel.id == "prompt-predictions") MESSAGE(panel.text.get("en"));
+  // A last letter seen nowhere before: nothing to copy from.
+  REQUIRE(ex->set_view_setting("prompt", "C F A K C G"));
+  for (const auto& panel : ex->view().panels)
+    if (panel.id == "prompt-predictions") MESSAGE(panel.text.get("en"));
+  REQUIRE(ex->set_view_setting("prompt", ""));
+  CHECK(ex->status().find("promptPredictions") == nullptr);
+}
+
+TEST_CASE("train_translation: forcing one output word's alignment onto another source word changes the decoded word") {
+  auto ex = attn::make_experiment("train_translation", DemoInputs{});
+  while (!ex->done()) ex->advance(20.0);
+  const attn::json::Value before = ex->status();
+  const attn::json::Value* e = before.find("example");
+  REQUIRE(e != nullptr);
+  const std::string decoded = e->find("decoded")->as_string();
+  MESSAGE("我 爱 中国 。 decodes to: " << decoded);
+  CHECK(decoded == "I love China . <eos>");
+  CHECK(e->find("forcedDecoded") == nullptr);
+  // Word 3 ("China") made to read only 我 (source word 0), then only 爱 (1).
+  REQUIRE(ex->set_view_setting("force_step", "2"));
+  CHECK(ex->progress() == 300);  // no retraining
+  int changed = 0;
+  for (const char* src : {"0", "1"}) {
+    REQUIRE(ex->set_view_setting("force_source", src));
+    const attn::json::Value s = ex->status();
+    const std::string forced = s.find("example")->find("forcedDecoded")->as_string();
+    MESSAGE("word 3 forced onto source word " << std::string(src) << ": " << forced);
+    changed += forced != decoded;
+  }
+  CHECK(changed == 2);
+  // Forced onto its own source word (中国, 2) it stays.
+  REQUIRE(ex->set_view_setting("force_source", "2"));
+  CHECK(ex->status().find("example")->find("forcedDecoded")->as_string() == decoded);
+  // A source word past the sentence's end forces nothing (and says so).
+  REQUIRE(ex->set_view_setting("force_source", "7"));
+  CHECK(ex->status().find("example")->find("forcedDecoded") == nullptr);
+  CHECK(attn::run_demo("train_translation", settings({{"force_step", "10"}})).error == "'force_step' must be between -1 and 9");
+}
+
+TEST_CASE("train_induction: the ablation bars give the repeated-half loss rise of each head, the best induction head's the largest") {
+  // What the induction lesson's exercise checks (ablation[0, rise]), for a
+  // 300-step run as that step trains.
+  auto ex = attn::make_experiment("train_induction", settings({{"steps", "300"}}));
+  while (!ex->done()) ex->advance(20.0);
+  const std::string best = ex->status().find("bestInductionHead")->as_string();
+  const attn::DemoOutputs none = ex->view();
+  REQUIRE(none.mats.count("ablation") == 1);
+  {
+    const attn::Mat& h = none.mats.at("half_loss");
+    const attn::Mat& x = none.mats.at("half_steps");
+    std::string curve;
+    for (Eigen::Index c = 0; c < h.cols(); ++c)
+      curve += std::to_string(int(x(0, c))) + ": " + std::to_string(h(0, c)).substr(0, 4) + " / " + std::to_string(h(1, c)).substr(0, 4) + "; ";
+    MESSAGE("held-out loss, first half / repeated half, by step: " << curve);
+  }
+  CHECK(none.mats.at("ablation")(0, 2) == 0.0f);
+  CHECK(none.mats.at("ablation")(0, 0) == doctest::Approx(none.mats.at("ablation")(0, 1)));
+  std::string worst;
+  float worst_rise = -1.0f;
+  for (const std::string head : {"1.0", "1.1", "2.0", "2.1"}) {
+    REQUIRE(ex->set_view_setting("ablate", head));
+    const attn::Mat a = ex->view().mats.at("ablation");
+    MESSAGE("head " << head << " off: repeated-half loss " << a(0, 0) << " -> " << a(0, 1) << " (rise " << a(0, 2) << ")");
+    CHECK(a(0, 2) == doctest::Approx(a(0, 1) - a(0, 0)));
+    CHECK(a(0, 1) == doctest::Approx(number(ex->status(), "ablatedRepeatedHalfLoss")));
+    if (a(0, 2) > worst_rise) worst_rise = a(0, 2), worst = head;
+  }
+  MESSAGE("best induction head " << best << "; the largest rise: head " << worst);
+  CHECK(worst == best);
+}
