@@ -321,8 +321,9 @@
   // Keys go to the lab (SDL listens on the window and keeps Tab for the canvas's own
   // controls) only while the canvas or nothing has the focus. Keys pressed in the
   // page's own controls are theirs; with nothing focused, Tab moves into the page
-  // (the words, the mirror, then the canvas). This runs first: lab.js is loaded
-  // before SDL adds its listeners.
+  // (the words, the mirror, then the canvas). SDL listens on the window in the
+  // bubbling phase; this listener is added there first (lab.js loads before SDL
+  // starts), so the controls' own handlers run and SDL never sees their keys.
   const canvasEl = document.getElementById('canvas');
   for (const type of ['keydown', 'keypress', 'keyup']) {
     window.addEventListener(type, (e) => {
@@ -330,7 +331,7 @@
       const nothing = !a || a === document.body || a === document.documentElement;
       if (a === canvasEl || (nothing && e.key !== 'Tab')) return;
       e.stopImmediatePropagation();
-    }, true);
+    });
   }
 
   window.attnlab = {

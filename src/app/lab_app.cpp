@@ -679,9 +679,13 @@ bool lab_frame(void* user) {
   const double ui = platform::now_ms() - frame_start - app.frame_compute_ms;
   app.ui_ms = app.ui_ms > 0.0 ? 0.9 * app.ui_ms + 0.1 * ui : ui;
   lab_save(app);
-  // The page's mirror follows: a few times a second at most, once a second while training.
-  if (app.revision != app.revision_sent && frame_start - app.revision_sent_at >= (app.running ? 1000.0 : 150.0)) {
+  // The page's mirror follows: a few times a second at most, every 2 s while training.
+  // Starting, pausing or finishing is told at once.
+  const bool run_changed = app.running != app.running_sent;
+  if (run_changed || (app.revision != app.revision_sent &&
+                      frame_start - app.revision_sent_at >= (app.running ? 2000.0 : 150.0))) {
     app.revision_sent = app.revision;
+    app.running_sent = app.running;
     app.revision_sent_at = frame_start;
     platform::page_event("changed", "{}");
   }

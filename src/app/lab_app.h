@@ -62,6 +62,7 @@ struct LabApp {
   // language, training); the page is told, at most a few times a second.
   long revision = 0, revision_sent = 0;
   double revision_sent_at = 0.0;
+  bool running_sent = false;
   bool dirty = false;         // state changed since it was last saved
   double saved_at_ms = 0.0;
 };

@@ -115,6 +115,9 @@ test('Tab reaches a number ready to type into, Tab again the next one; Enter kee
   assert.ok(await page.evaluate(() => window.attnlab.goto('first-look', 1)));
   await frames(page);
   await press(page, 'r');
+  // Tab belongs to the canvas's controls once the canvas has the focus (with nothing
+  // focused it moves through the page: the words, the readable mirror, the canvas).
+  await page.focus('#canvas');
   await press(page, 'Tab');
   await frames(page, 3);
   const before = await state(page);

@@ -16,14 +16,15 @@ const profiles = {
 // Controls a finger must be able to hit: at least 40 CSS px tall.
 const kTargets = new Set(['button', 'radio', 'drag-number', 'slider', 'list-item']);
 
-let server;
-const labs = [];
-after(async () => { for (const l of labs) await l.close(); server?.stop(); });
+// One browser at a time: each test closes the one before (an open page keeps
+// drawing, and would take frames from the one measured).
+let server, current = null;
+after(async () => { await current?.close(); server?.stop(); });
 async function open(profile, hash = '') {
   server ??= await startServer();
-  const lab = await openLab({ ...profiles[profile], touch: true, hash, server });
-  labs.push(lab);
-  return lab;
+  await current?.close();
+  current = await openLab({ ...profiles[profile], touch: true, hash, server });
+  return current;
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
