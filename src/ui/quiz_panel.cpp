@@ -42,8 +42,20 @@ QuizAction quiz_panel(const QuizzesView& view) {
         else if (is_pick) ImGui::PushStyleColor(ImGuiCol_Text, red);
       }
       ImGui::BeginDisabled(state.checked && !is_answer && !is_pick);
-      if (ImGui::RadioButton(quiz.options[o].get(lang).c_str(), is_pick) && !state.checked)
-        action = {QuizAction::Kind::pick, int(i), int(o)};
+      const std::string label = quiz.options[o].get(lang);
+      const float spacing = ImGui::GetStyle().ItemInnerSpacing.x;
+      if (ImGui::GetFrameHeight() + spacing + ImGui::CalcTextSize(label.c_str()).x <= right - ImGui::GetCursorScreenPos().x) {
+        if (ImGui::RadioButton(label.c_str(), is_pick) && !state.checked) action = {QuizAction::Kind::pick, int(i), int(o)};
+      } else {
+        // Too long for the card (a phone): the words wrap beside the button, and
+        // a tap on them picks the option too.
+        ImGui::BeginGroup();
+        const bool pressed = ImGui::RadioButton("##o", is_pick);
+        ImGui::SameLine(0.0f, spacing);
+        text_wrapped(label, right);
+        ImGui::EndGroup();
+        if ((pressed || ImGui::IsItemClicked()) && !state.checked) action = {QuizAction::Kind::pick, int(i), int(o)};
+      }
       ImGui::EndDisabled();
       if (state.checked && (is_answer || is_pick)) ImGui::PopStyleColor();
       if (!state.checked) widgets_record_last("quiz:" + quiz.id + ":" + std::to_string(o), "radio");

@@ -54,11 +54,12 @@ test('an induction head forms in the page within 20 s at 30 fps, and switching i
   assert.ok(phaseMs > 0, `no induction phase within 60 s: ${JSON.stringify(samples.slice(-3))}`);
 
   // Train on to the end, then switch the best induction head off.
-  await page.evaluate(() => window.attnlab.train('run', 'fast'));
+  await page.evaluate(() => { window.attnlab.train('speed', 'fast'); window.attnlab.train('run'); });
   const t1 = Date.now();
-  while (!(await state(page)).experiment.done && Date.now() - t1 < 60000) await sleep(250);
+  while (!(await state(page)).experiment.done && Date.now() - t1 < 150000) await sleep(250);
   st = await state(page);
-  assert.ok(st.experiment.done, 'the 600 steps did not finish within a minute');
+  console.log(`the rest of the 600 steps at fast speed: ${((Date.now() - t1) / 1000).toFixed(1)} s`);
+  assert.ok(st.experiment.done, 'the 600 steps did not finish within 150 s');
   const head = st.experiment.bestInductionHead, kept = st.experiment.repeatedHalfLoss;
   const first = st.experiment.firstHalfLoss, steps = st.experiment.steps;
   assert.ok(st.experiment.bestInductionScore > 0.5, `${st.experiment.bestInductionScore}`);
