@@ -66,16 +66,17 @@ std::optional<NumberTap> touch_update(TouchGesture& g, bool touch, double now_ms
     if (!g.decided && std::hypot(dx, dy) >= kDecide) {
       g.decided = true;
       ImGuiWindow* hovered = ctx.HoveredWindow;
+      ImGuiWindow* target = nullptr;
       const bool on_number = number_at(g.start_x, g.start_y).has_value();
       if (std::fabs(dy) > std::fabs(dx)) {
         g.scrolling = true;
-        g.target = vertical_target(hovered);
+        target = vertical_target(hovered);
       } else if (!on_number && hovered && hovered->ScrollMax.x > 0.0f) {
         g.scrolling = true;
         g.sideways = true;
-        g.target = hovered;
+        target = hovered;
       }
-      g.target_id = g.target ? g.target->ID : 0;
+      g.target_id = target ? target->ID : 0;
       // A scroll lets go of whatever the finger landed on (a number keeps its value).
       if (g.scrolling) ImGui::ClearActiveID();
     }

@@ -12,8 +12,6 @@
 #include <optional>
 #include <string>
 
-struct ImGuiWindow;
-
 struct TouchGesture {
   bool down = false;       // a finger is on the canvas
   bool decided = false;    // moved far enough to be a scroll or a drag
@@ -23,8 +21,7 @@ struct TouchGesture {
   float start_x = 0, start_y = 0;
   double start_ms = 0, last_ms = 0;
   float velocity = 0;  // screen units per ms, kept after release for momentum
-  ImGuiWindow* target = nullptr;  // the window a scroll moves
-  unsigned target_id = 0;         // its id (the pointer may go stale between frames)
+  unsigned target_id = 0;  // the window a scroll moves, by id (a pointer may go stale between frames)
 };
 
 // A number the learner tapped: its widget id ("edit:<name>:<row>:<col>") and rectangle.
