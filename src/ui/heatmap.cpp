@@ -62,11 +62,18 @@ void heatmap(const HeatmapView& view) {
     }
   }
   const float gap = cell >= 24 ? 2.0f : 1.0f;
+  // Rounded corners cost ImGui about ten times the vertices of square ones, so
+  // only cells big enough to print a value get them.
+  const float rounding = show_values ? 3.0f : 0.0f;
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   const bool window_hovered = ImGui::IsWindowHovered();
+  const float right = origin.x + label_w + m.cols() * cell;
   char buf[32];
   for (Eigen::Index r = 0; r < m.rows(); ++r) {
     const float y = top + r * cell;
+    // Rows scrolled out of sight draw nothing: a step with four 16 x 16 heads
+    // otherwise hands the GPU every cell on every frame.
+    if (!ImGui::IsRectVisible(ImVec2(origin.x, y), ImVec2(right, y + cell))) continue;
     if (size_t(r) < view.row_labels.size() && line_h <= cell + 4)
       dl->AddText(ImVec2(origin.x, y + (cell - line_h) * 0.5f), ImGui::GetColorU32(ImGuiCol_Text),
                   view.row_labels[size_t(r)].c_str());
@@ -77,17 +84,17 @@ void heatmap(const HeatmapView& view) {
       const ImVec4 hi = v >= 0 ? ImVec4(0.16f, 0.38f, 0.82f, 1) : ImVec4(0.90f, 0.45f, 0.10f, 1);
       const ImVec4 col(1 + (hi.x - 1) * t, 1 + (hi.y - 1) * t, 1 + (hi.z - 1) * t, 1);
       const ImVec2 a(origin.x + label_w + c * cell, y), b(a.x + cell - gap, a.y + cell - gap);
-      dl->AddRectFilled(a, b, ImGui::GetColorU32(col), cell >= 24 ? 3.0f : 0.0f);
-      if (!std::isfinite(v) || t < 0.02f) dl->AddRect(a, b, IM_COL32(220, 223, 230, 255), cell >= 24 ? 3.0f : 0.0f);
-      if (std::isfinite(v)) std::snprintf(buf, sizeof buf, "%.*f", view.decimals, double(v));
-      else std::snprintf(buf, sizeof buf, "n/a");
+      dl->AddRectFilled(a, b, ImGui::GetColorU32(col), rounding);
+      if (!std::isfinite(v) || t < 0.02f) dl->AddRect(a, b, IM_COL32(220, 223, 230, 255), rounding);
       if (show_values) {
+        if (std::isfinite(v)) std::snprintf(buf, sizeof buf, "%.*f", view.decimals, double(v));
+        else std::snprintf(buf, sizeof buf, "n/a");
         const ImVec2 ts = ImGui::CalcTextSize(buf);
         const ImU32 text_col = t > 0.55f ? IM_COL32(255, 255, 255, 255) : ImGui::GetColorU32(ImGuiCol_Text);
         dl->AddText(ImVec2(a.x + (cell - gap - ts.x) * 0.5f, a.y + (cell - gap - ts.y) * 0.5f), text_col, buf);
       }
       if (window_hovered && mouse.x >= a.x && mouse.x < a.x + cell && mouse.y >= a.y && mouse.y < a.y + cell) {
-        dl->AddRect(a, b, IM_COL32(30, 40, 60, 255), cell >= 24 ? 3.0f : 0.0f, 0, 2.0f);
+        dl->AddRect(a, b, IM_COL32(30, 40, 60, 255), rounding, 0, 2.0f);
         const std::string rl = size_t(r) < view.row_labels.size() ? view.row_labels[size_t(r)] : std::to_string(r);
         const std::string cl = size_t(c) < view.col_labels.size() ? view.col_labels[size_t(c)] : std::to_string(c);
         ImGui::SetTooltip("%s, %s: %.4f", rl.c_str(), cl.c_str(), double(v));
