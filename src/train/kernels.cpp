@@ -2,6 +2,9 @@
 // fixed summation order, no Eigen arithmetic, no fused multiply-add).
 #include "train/kernels.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "train/fmath.h"
 
 namespace attn::train {
@@ -26,7 +29,22 @@ void matmul_nt(const Mat& D, const Mat& W, Mat& Y) {
 }
 
 void matmul_nt_add(const Mat& D, const Mat& W, Mat& Y) {
-  for (Eigen::Index i = 0; i < D.rows(); ++i) vec_mat_t_add(&D(i, 0), W, &Y(i, 0));
+  // Row i of Y gains, for each k, the sum over j = 0, 1, ... of D(i, j) W(k, j):
+  // vec_mat_t_add's dot products. Summing them in the saxpy form over a
+  // transposed copy of W (every k at once, j outermost) keeps each sum's order,
+  // so the bits are those of the dot products, and the compiler can vectorise
+  // across k; the dot products cannot be (their order is fixed).
+  const int k = int(W.rows()), m = int(W.cols());
+  thread_local std::vector<float> wt, sum;
+  wt.resize(size_t(m) * size_t(k));
+  sum.resize(size_t(k));
+  for (int p = 0; p < k; ++p)
+    for (int j = 0; j < m; ++j) wt[size_t(j) * size_t(k) + size_t(p)] = W(p, j);
+  for (Eigen::Index i = 0; i < D.rows(); ++i) {
+    std::fill(sum.begin(), sum.end(), 0.0f);
+    for (int j = 0; j < m; ++j) axpy(D(i, j), &wt[size_t(j) * size_t(k)], sum.data(), k);  // no zero skipping: 0 * inf
+    for (int p = 0; p < k; ++p) Y(i, p) += sum[size_t(p)];
+  }
 }
 
 void vec_mat(const float* x, const Mat& W, float* y) {

@@ -9,7 +9,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -111,6 +113,28 @@ TEST_CASE("kernels: the plain-loop products equal Eigen's over a sweep of shapes
       matmul_nt(D, W, Z);
       check_close("D W^T", Z, Mat(D * W.transpose()), 1e-5, 1e-5);
     }
+}
+
+TEST_CASE("kernels: matmul_nt_add gives the bits of one dot product per output element") {
+  // The fast form sums over a transposed copy of W; the reference is the plain
+  // dot product of each row of D with each row of W, added to Y: vec_mat_t_add.
+  Rng rng(12);
+  for (int n : {1, 4, 16})
+    for (int k : {1, 5, 16, 32})
+      for (int m : {1, 3, 16, 96}) {
+        const Mat D = random_mat(rng, n, m), W = random_mat(rng, k, m), Y0 = random_mat(rng, n, k);
+        Mat fast = Y0, ref = Y0;
+        matmul_nt_add(D, W, fast);
+        // (kernels.cpp's dot, compiled without fused multiply-add; this file is not)
+        for (int i = 0; i < n; ++i) vec_mat_t_add(&D(i, 0), W, &ref(i, 0));
+        INFO("n " << n << ", k " << k << ", m " << m);
+        CHECK(std::memcmp(fast.data(), ref.data(), sizeof(float) * size_t(fast.size())) == 0);
+      }
+  // An infinite weight times a zero gradient is NaN in the dot product; the fast form agrees.
+  Mat D = Mat::Zero(1, 2), W = Mat::Ones(1, 2), Y = Mat::Zero(1, 1);
+  W(0, 1) = std::numeric_limits<float>::infinity();
+  matmul_nt_add(D, W, Y);
+  CHECK(std::isnan(Y(0, 0)));
 }
 
 TEST_CASE("kernels: softmax_row is stable and its backward matches finite differences") {
