@@ -627,17 +627,19 @@ class InductionExperiment : public TrainingExperiment {
  protected:
   LocalText accuracy_name() const override { return tr("repeated-half accuracy", "重复半段准确率"); }
 
-  void on_eval_chunk(int begin, int end) override {
+  // One forward pass per held-out sequence gives the track's repeated-half
+  // result, the first half's, and every head's scores.
+  train::EvalResult evaluate_track(const Track&, int begin, int end) override {
     if (begin == 0) {
-      first_partial_ = ablated_partial_ = {};
+      first_partial_ = {};
       score_sum_ = train::HeadScores{};
       scored_ = 0;
     }
     const std::vector<data::InductionSequence> part = slice(begin, end);
-    if (part.empty()) return;
-    first_partial_ = train::combine_eval(first_partial_, model().evaluate(part).first_half);
-    if (ablating()) ablated_partial_ = train::combine_eval(ablated_partial_, model().evaluate(part, &edits_).repeated_half);
-    const train::HeadScores hs = train::head_scores(model(), part);
+    if (part.empty()) return {};
+    train::HeadScores hs;
+    const train::InductionEval ev = model().evaluate(part, nullptr, &hs);
+    first_partial_ = train::combine_eval(first_partial_, ev.first_half);
     const float w = float(part.size());
     if (scored_ == 0) score_sum_ = {hs.previous_token * w, hs.induction * w};
     else {
@@ -645,6 +647,14 @@ class InductionExperiment : public TrainingExperiment {
       score_sum_.induction += hs.induction * w;
     }
     scored_ += int(part.size());
+    return ev.repeated_half;
+  }
+
+  void on_eval_chunk(int begin, int end) override {
+    if (begin == 0) ablated_partial_ = {};
+    if (!ablating()) return;
+    const std::vector<data::InductionSequence> part = slice(begin, end);
+    if (!part.empty()) ablated_partial_ = train::combine_eval(ablated_partial_, model().evaluate(part, &edits_).repeated_half);
   }
 
   void on_evaluated() override {

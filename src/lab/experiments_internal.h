@@ -234,6 +234,12 @@ class TrainingExperiment : public Experiment {
   // evaluate it (begin 0 starts a new evaluation), for experiments that measure
   // more than loss and accuracy over the same exact pass.
   virtual void on_eval_chunk(int /*begin*/, int /*end*/) {}
+  // One track's loss and accuracy over held-out examples [begin, end); an
+  // experiment that measures more over the same pass overrides it to do both
+  // in one go.
+  virtual train::EvalResult evaluate_track(const Track& t, int begin, int end) {
+    return t.run->evaluate_range(begin, end);
+  }
   virtual void add_controls(DemoOutputs&) const {}
   virtual void add_panels(DemoOutputs&) const {}
   virtual void add_status(Value&) const {}
@@ -302,7 +308,7 @@ class TrainingExperiment : public Experiment {
     constexpr int kChunk = 4;  // small: a chunk must fit in a frame's budget in WebAssembly
     for (Track& t : tracks_) {
       if (eval_pos_ == 0) t.partial = {};
-      t.partial = train::combine_eval(t.partial, t.run->evaluate_range(eval_pos_, eval_pos_ + kChunk));
+      t.partial = train::combine_eval(t.partial, evaluate_track(t, eval_pos_, eval_pos_ + kChunk));
     }
     on_eval_chunk(eval_pos_, eval_pos_ + kChunk);
     eval_pos_ += kChunk;

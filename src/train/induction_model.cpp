@@ -149,12 +149,14 @@ float InductionModel::train_step(const std::vector<data::InductionSequence>& set
 
 // ---------------------------------------------------------------- 5 evaluation and inspection
 InductionEval InductionModel::evaluate(const std::vector<data::InductionSequence>& set,
-                                       const InductionEdits* edits) const {
+                                       const InductionEdits* edits, HeadScores* scores) const {
   double loss[3] = {0.0, 0.0, 0.0};
   int right[3] = {0, 0, 0}, count[3] = {0, 0, 0};
+  if (scores) *scores = HeadScores{Mat::Zero(desc_.layers, desc_.heads), Mat::Zero(desc_.layers, desc_.heads)};
   for (const data::InductionSequence& s : set) {
     Trace tr;
     forward(s.tokens, edits, tr);
+    if (scores) add_head_scores(tr.att, s, scores);
     const int n = int(s.tokens.size()), V = desc_.vocab, half_length = s.half_length();
     for (int j = 1; j < n; ++j) {  // target j, predicted from row j - 1
       const float* z = &tr.logits(j - 1, 0);
@@ -171,6 +173,10 @@ InductionEval InductionModel::evaluate(const std::vector<data::InductionSequence
         ++count[k];
       }
     }
+  }
+  if (scores && !set.empty()) {
+    scores->previous_token /= float(set.size());
+    scores->induction /= float(set.size());
   }
   EvalResult r[3];
   for (int k = 0; k < 3; ++k) {
@@ -231,21 +237,20 @@ float induction_score(const Mat& P, const std::vector<int>& tokens, int half_len
   return queries ? float(total / queries) : 0.0f;
 }
 
+void InductionModel::add_head_scores(const std::vector<SelfAttentionTrace>& att, const data::InductionSequence& seq,
+                                     HeadScores* sum) {
+  for (int l = 0; l < int(att.size()); ++l)
+    for (int h = 0; h < int(att[size_t(l)].P.size()); ++h) {
+      const Mat& P = att[size_t(l)].P[size_t(h)];
+      sum->previous_token(l, h) += previous_token_score(P);
+      sum->induction(l, h) += induction_score(P, seq.tokens, seq.half_length());
+    }
+}
+
 HeadScores head_scores(const InductionModel& model, const std::vector<data::InductionSequence>& set,
                        const InductionEdits* edits) {
-  const int layers = model.desc().layers, heads = model.desc().heads;
-  HeadScores s{Mat::Zero(layers, heads), Mat::Zero(layers, heads)};
-  if (set.empty()) return s;
-  for (const data::InductionSequence& seq : set) {
-    const std::vector<std::vector<Mat>> w = model.attention(seq.tokens, edits);
-    for (int l = 0; l < int(w.size()); ++l)
-      for (int h = 0; h < int(w[size_t(l)].size()); ++h) {
-        s.previous_token(l, h) += previous_token_score(w[size_t(l)][size_t(h)]);
-        s.induction(l, h) += induction_score(w[size_t(l)][size_t(h)], seq.tokens, seq.half_length());
-      }
-  }
-  s.previous_token /= float(set.size());
-  s.induction /= float(set.size());
+  HeadScores s;
+  model.evaluate(set, edits, &s);
   return s;
 }
 

@@ -74,6 +74,8 @@ struct InductionEval {
   EvalResult all;            // every target 1..2L-1 (the training loss)
 };
 
+struct HeadScores;  // section 3
+
 // ---------------------------------------------------------------- 2 the model
 class InductionModel {
  public:
@@ -97,7 +99,10 @@ class InductionModel {
   float finish_step(const std::vector<int>& batch);
 
   // Loss and accuracy (argmax) per half; each sequence's L is half its length.
-  InductionEval evaluate(const std::vector<data::InductionSequence>& set, const InductionEdits* edits = nullptr) const;
+  // With `scores`, also head_scores() of the same set from the same forward
+  // passes (the page evaluates and probes with one pass per sequence).
+  InductionEval evaluate(const std::vector<data::InductionSequence>& set, const InductionEdits* edits = nullptr,
+                         HeadScores* scores = nullptr) const;
   // logits (n, V): row i scores the token after position i.
   Mat logits(const std::vector<int>& tokens, const InductionEdits* edits = nullptr) const;
   // The predicted next token after each position (argmax of each logits row).
@@ -117,6 +122,9 @@ class InductionModel {
   // scaled by `scale` into dlogits when it is not null.
   int position_row(int i) const { return i < desc_.max_length ? i : desc_.max_length - 1; }
   static double sequence_loss(const Mat& logits, const std::vector<int>& tokens, float scale, Mat* dlogits);
+  // Adds one sequence's head scores (its weights from a forward pass) to *sum.
+  static void add_head_scores(const std::vector<SelfAttentionTrace>& att, const data::InductionSequence& seq,
+                              HeadScores* sum);
 
   InductionModelDesc desc_;
   long steps_ = 0;
