@@ -62,7 +62,10 @@ std::optional<CellEdit> matrix_editor(const MatrixEditorView& view) {
   }
   // Numbers keep the frame's height but need little side padding.
   ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(4.0f, ImGui::GetStyle().FramePadding.y));
-  if (ImGui::BeginTable("##m", int(m.cols()) + 1, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_NoHostExtendX)) {
+  // In a strip the table is given its full width; left to fit the strip, ImGui
+  // squeezes the columns past the strip's edge to nothing instead of scrolling.
+  if (ImGui::BeginTable("##m", int(m.cols()) + 1, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_NoHostExtendX,
+                        ImVec2(strip ? full_w : 0.0f, 0.0f))) {
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed);
     for (Eigen::Index c = 0; c < m.cols(); ++c)
       ImGui::TableSetupColumn(size_t(c) < view.col_labels.size() ? view.col_labels[size_t(c)].c_str() : "",
