@@ -48,14 +48,17 @@ void heatmap(const HeatmapView& view) {
   const float label_w = row_label_width(view);
   const float cell = cell_size(view), line_h = ImGui::GetTextLineHeight();
   const bool show_values = cell >= kValueCell;
-  // Column labels are drawn only when they fit their cell.
-  bool col_labels_fit = !view.col_labels.empty();
-  for (const auto& s : view.col_labels) col_labels_fit = col_labels_fit && ImGui::CalcTextSize(s.c_str()).x <= cell + 6;
+  // Column labels are drawn when they fit their cell; when they only fit two
+  // cells, every other one (so that "A6", "M7" never run together as "A6M7").
+  float widest = 0.0f;
+  for (const auto& s : view.col_labels) widest = std::max(widest, ImGui::CalcTextSize(s.c_str()).x);
+  const bool col_labels_fit = !view.col_labels.empty() && widest <= 2.0f * cell - 6.0f;
+  const int label_every = widest <= cell - 4.0f ? 1 : 2;
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float top = origin.y + (col_labels_fit ? line_h + 4.0f : 0.0f);
   if (col_labels_fit) {
-    for (Eigen::Index c = 0; c < m.cols() && size_t(c) < view.col_labels.size(); ++c) {
+    for (Eigen::Index c = 0; c < m.cols() && size_t(c) < view.col_labels.size(); c += label_every) {
       const char* t = view.col_labels[size_t(c)].c_str();
       const float tw = ImGui::CalcTextSize(t).x;
       dl->AddText(ImVec2(origin.x + label_w + c * cell + (cell - tw) * 0.5f, origin.y), ImGui::GetColorU32(ImGuiCol_Text), t);
