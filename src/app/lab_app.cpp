@@ -234,6 +234,13 @@ void lab_apply_edit(LabApp& app, const ui::CellEdit& e) {
     return;
   it->second(e.row, e.col) = e.value;
   remember_edits(app);
+  // A live experiment keeps its training when the matrix only changes what is
+  // shown (lab_set_setting's rule); otherwise it starts again.
+  if (app.experiment && !(attn::run_demo(current_step(app)->demo, app.inputs).error.empty() &&
+                          app.experiment->set_view_matrix(e.name, it->second))) {
+    restart_experiment(app);
+    return;
+  }
   recompute(app);
 }
 

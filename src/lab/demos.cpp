@@ -518,7 +518,7 @@ std::vector<std::string> shown_labels(const Panel& p, std::vector<std::string> l
 
 PanelAxes panel_axes(const Panel& p, const DemoInputs& in, const Mat& m, const std::string& lang) {
   switch (p.kind) {
-    case Panel::Kind::editor: return {labels_or_tokens(in, p.row_labels, m.rows()), p.col_labels};
+    case Panel::Kind::editor: return {shown_labels(p, labels_or_tokens(in, p.row_labels, m.rows()), lang), p.col_labels};
     case Panel::Kind::token_arrows:
       return {labels_or_tokens(in, p.row_labels, m.rows()), labels_or_tokens(in, p.col_labels, m.cols())};
     default: return {shown_labels(p, p.row_labels, lang), shown_labels(p, p.col_labels, lang)};

@@ -10,10 +10,15 @@ namespace {
 void check_nothing(const DemoInputs&, std::vector<Problem>&) {}
 
 // The typed prompt: length first, then its tokens (parse_induction_prompt).
+// The dragged attention row, when a step gives one: one weight per position.
 void check_induction(const DemoInputs& in, std::vector<Problem>& problems) {
   std::vector<int> tokens;
   std::string why;
   if (!parse_induction_prompt(setting(in, "prompt"), &tokens, &why)) problems.push_back({"prompt", why});
+  if (has_mat(in, "row")) {
+    need_rows(in, "row", 1, "one attention row", problems);
+    need_cols(in, "row", kInductionPromptTokens, "one weight per position of the longest sequence", problems);
+  }
 }
 
 // A text setting that may be left empty (empty = off).
@@ -72,7 +77,9 @@ void add_live_demos(std::vector<DemoEntry>& r) {
   r.push_back({"train_induction",
                training_params("600", {number_param("example", 0, 29, true, "0"),
                                        choice_param("ablate", {"none", "1.0", "1.1", "2.0", "2.1"}, "none"),
-                                       number_param("redirect", -1, 15, true, "-1"), optional_text_param("prompt")}),
+                                       number_param("scale", 0, 2, false, "0"),
+                                       number_param("redirect", -1, 15, true, "-1"), optional_text_param("prompt"),
+                                       matrix_param("row", false)}),
                check_induction, run_induction});
   r.push_back({"train_word_order", training_params("150", {number_param("example", 0, 29, true, "0")}),
                check_nothing, run_word_order});

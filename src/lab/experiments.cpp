@@ -589,9 +589,21 @@ class InductionExperiment : public TrainingExperiment {
     add_track("induction model", "归纳模型", train::RunKind::induction, seeded(in));
     set_budget(setting_or(in, "steps", 600), 25);
     set_view_setting("example", text_or(in, "example", "0"));
+    set_view_setting("scale", text_or(in, "scale", "0"));
     set_view_setting("ablate", text_or(in, "ablate", "none"));
     set_view_setting("redirect", text_or(in, "redirect", "-1"));
     set_view_setting("prompt", text_or(in, "prompt", ""));
+    // A step that gives `row` gets an editor for one attention row.
+    if (auto it = in.mats.find("row"); it != in.mats.end()) {
+      has_row_ = true;
+      row_ = it->second;
+    }
+  }
+
+  bool set_view_matrix(const std::string& name, const Mat& m) override {
+    if (name != "row" || !has_row_) return false;
+    row_ = m;
+    return true;
   }
 
   bool set_view_setting(const std::string& name, const std::string& value) override {
@@ -606,22 +618,34 @@ class InductionExperiment : public TrainingExperiment {
       redirect_ = std::max(-1, std::atoi(value.c_str()));
       return true;
     }
+    if (name == "scale") {
+      // Validated by the registry (0 to 2); the chosen head writes scale times its output.
+      scale_ = std::clamp(float(std::atof(value.c_str())), 0.0f, 2.0f);
+      apply_head_edit();
+      return true;
+    }
     if (name != "ablate") return TrainingExperiment::set_view_setting(name, value);
     ablate_ = value;
-    edits_ = train::InductionEdits();
     ablate_l_ = ablate_h_ = -1;
     if (value.size() == 3 && value[1] == '.') {
       ablate_l_ = value[0] - '1';
       ablate_h_ = value[2] - '0';
-      edits_.scale_head(ablate_l_, ablate_h_, 0.0f);
     }
-    // At once, over the whole held-out set: the edit needs no retraining.
+    apply_head_edit();
+    return true;
+  }
+
+ private:
+  // The chosen head times scale_ (0: off), measured at once over the whole
+  // held-out set: the edit needs no retraining.
+  void apply_head_edit() {
+    edits_ = train::InductionEdits();
+    if (ablate_l_ >= 0) edits_.scale_head(ablate_l_, ablate_h_, scale_);
     ablated_now_ = {};
     if (prepared() && ablating()) {
       kept_now_ = model().evaluate(test()).repeated_half;  // the same weights, unedited
       ablated_now_ = model().evaluate(test(), &edits_).repeated_half;
     }
-    return true;
   }
 
  protected:
@@ -667,7 +691,8 @@ class InductionExperiment : public TrainingExperiment {
     if (ablating()) ablated_now_ = ablated_partial_;
   }
 
-  void add_controls(DemoOutputs& out) const override {
+  // Beside the bars they move: which head, and how much of it.
+  void add_head_controls(DemoOutputs& out) const {
     std::vector<std::string> options = {"none"};
     std::vector<LocalText> labels = {tr("none", "无")};
     const train::InductionModelDesc d;
@@ -679,10 +704,32 @@ class InductionExperiment : public TrainingExperiment {
       }
     out.panels.push_back(demo_impl::choice_panel("ablate", tr("Switch one head off (no retraining)", "关掉一个头（不重新训练）"),
                                                  options, labels));
+    out.panels.push_back(demo_impl::slider_panel("scale",
+                                                 tr("The chosen head's output times s (0: off, 1: as trained, 2: doubled)",
+                                                    "所选的头的输出乘以 s（0：关掉，1：训练出的样子，2：加倍）"),
+                                                 0.0f, 2.0f, 0.1f));
+  }
+
+  // Under the heatmaps whose row they rewrite, above the predictions that follow.
+  void add_row_controls(DemoOutputs& out) const {
     out.panels.push_back(demo_impl::slider_panel("redirect",
                                                  tr("Point the best induction head's last query at position k (-1: off)",
                                                     "把最好的归纳头的最后一个查询指向位置 k（-1：不改）"),
                                                  -1.0f, 15.0f, 1.0f));
+    if (has_row_) {
+      // One column per position of the shown sequence; the weights are renormalised.
+      std::vector<std::string> cols;
+      const data::InductionSequence* seq = sequence();
+      for (int j = 0; j < kInductionPromptTokens; ++j)
+        cols.push_back(seq && j < int(seq->tokens.size()) ? std::string(1, char('A' + seq->tokens[size_t(j)])) + std::to_string(j)
+                                                          : std::to_string(j));
+      out.panels.push_back(demo_impl::editor_panel(
+          "row",
+          tr("Or drag that row's weights, one per position (rescaled to sum to 1; all 0: off)",
+             "或者拖动那一行的权重，每个位置一个（重新缩放到总和为 1；全为 0：不改）"),
+          {"weight"}, cols));
+      out.panels.back().label_text["weight"] = tr("weight", "权重");
+    }
   }
 
   void add_panels(DemoOutputs& out) const override {
@@ -695,13 +742,15 @@ class InductionExperiment : public TrainingExperiment {
     }
     out.mats["ablation"] = ablation;
     out.panels.push_back(demo_impl::bars_panel("ablation", "ablation",
-                                               tr("Held-out repeated-half loss: all heads, the chosen head off, and the rise",
-                                                  "留出集重复半段的损失：所有头、关掉所选的头，以及上升了多少"),
+                                               tr("Held-out repeated-half loss: all heads, the chosen head off (or scaled), and the rise",
+                                                  "留出集重复半段的损失：所有头、关掉（或缩放）所选的头，以及上升了多少"),
                                                {"repeated half"}, {"all heads", "head off", "rise"}));
     out.panels.back().label_text["repeated half"] = tr("repeated half", "重复半段");
     out.panels.back().label_text["all heads"] = tr("all heads", "所有头");
-    out.panels.back().label_text["head off"] = tr("head off", "关掉的头");
+    out.panels.back().label_text["head off"] =
+        !ablating() || scale_ == 0.0f ? tr("head off", "关掉的头") : tr("head x " + fmt(scale_, 1), "头 x " + fmt(scale_, 1));
     out.panels.back().label_text["rise"] = tr("rise", "上升");
+    add_head_controls(out);
     out.mats["half_loss"] = series_matrix({first_curve_, repeated_curve_});
     out.mats["half_steps"] = row_matrix(curve_x_);
     out.panels.push_back(demo_impl::lines_panel("halves", "half_loss", "half_steps",
@@ -733,7 +782,9 @@ class InductionExperiment : public TrainingExperiment {
     if (shown) {
       labels.clear();
       for (size_t i = 0; i < shown->size(); ++i) labels.push_back(std::string(1, char('A' + (*shown)[i])) + std::to_string(i));
-      w = model().attention(*shown, ablating() ? &edits_ : nullptr);
+      // The held-out sequence's heads show an overridden row as it is used.
+      const Redirect r = prompt_.empty() ? redirect(s) : Redirect{};
+      w = model().attention(*shown, r.row >= 0 ? &r.edits : ablating() ? &edits_ : nullptr);
     }
     for (int l = 0; l < d.layers; ++l)
       for (int h = 0; h < d.heads; ++h) {
@@ -745,6 +796,7 @@ class InductionExperiment : public TrainingExperiment {
                                                          "第 " + std::to_string(l + 1) + " 层，头 " + std::to_string(h) + "：每个查询一行（因果）"),
                                                       labels, labels, true));
       }
+    add_row_controls(out);
     out.panels.push_back(demo_impl::note_panel("predictions", tr("Next-token predictions for this sequence", "这个序列的下一个词元预测"),
                                                predictions_text(s)));
     std::vector<std::string> letters;
@@ -767,6 +819,7 @@ class InductionExperiment : public TrainingExperiment {
       if (const Redirect r = redirect(seq); r.row >= 0) {
         s.set("redirectRow", r.row);
         s.set("redirectKey", r.key);
+        s.set("redirectDragged", r.dragged);
         s.set("redirectedPrediction", model().predictions(seq->tokens, &r.edits)[size_t(r.row)]);
         s.set("tokenAtKey", seq->tokens[size_t(r.key)]);
       }
@@ -780,28 +833,48 @@ class InductionExperiment : public TrainingExperiment {
     s.set("ablate", ablate_);
     // The first evaluation with the repeated half below half the first half's loss (-1: not yet).
     s.set("inductionPhaseAt", phase_at_);
+    s.set("headScale", scale_);
     if (ablating()) s.set("ablatedRepeatedHalfLoss", ablated_now_.loss);
   }
 
  private:
   bool ablating() const { return ablate_l_ >= 0; }
 
-  // The row override of the redirect slider: the head with the best induction
-  // score, the last query of the shown sequence, all weight on position
-  // min(k, query); on top of any switched-off head. row < 0: none.
+  // The row override: the head with the best induction score, the last query
+  // of the shown sequence, on top of any changed head. The dragged row (when a
+  // weight of a visible position is above 0) gives the weights, renormalised;
+  // else the redirect slider puts all weight on position min(k, query). row < 0: none.
   struct Redirect {
     int layer = 0, head = 0, row = -1, key = 0;
+    bool dragged = false;
+    std::vector<float> weights;  // as used, summing to 1
     train::InductionEdits edits;
   };
   Redirect redirect(const data::InductionSequence* s) const {
     Redirect r;
-    if (!s || redirect_ < 0 || s->tokens.size() < 2) return r;
+    if (!s || s->tokens.size() < 2) return r;
+    const int row = int(s->tokens.size()) - 2;
+    std::vector<float> w(size_t(row) + 1, 0.0f);
+    double total = 0.0;
+    if (has_row_)
+      for (int j = 0; j <= row && j < int(row_.cols()); ++j) {
+        w[size_t(j)] = row_.rows() > 0 && std::isfinite(row_(0, j)) ? std::max(0.0f, row_(0, j)) : 0.0f;
+        total += w[size_t(j)];
+      }
+    if (total > 0.0) {
+      r.dragged = true;
+      for (float& v : w) v = float(v / total);
+      r.key = int(std::max_element(w.begin(), w.end()) - w.begin());
+    } else if (redirect_ >= 0) {
+      r.key = std::min(redirect_, row);
+      w[size_t(r.key)] = 1.0f;
+    } else {
+      return r;
+    }
+    r.row = row;
     if (scores_.induction.size()) scores_.induction.maxCoeff(&r.layer, &r.head);
     else r.layer = model().desc().layers - 1;
-    r.row = int(s->tokens.size()) - 2;
-    r.key = std::min(redirect_, r.row);
-    std::vector<float> w(size_t(r.row) + 1, 0.0f);
-    w[size_t(r.key)] = 1.0f;
+    r.weights = w;
     r.edits = ablating() ? edits_ : train::InductionEdits();
     r.edits.override_row(r.layer, r.head, r.row, w);
     return r;
@@ -851,17 +924,30 @@ class InductionExperiment : public TrainingExperiment {
       const std::string follows = std::string(1, char('A' + s->tokens[size_t(r.key)]));
       const std::string was = std::string(1, char('A' + before[size_t(r.row)]));
       const std::string now = std::string(1, char('A' + after[size_t(r.row)]));
-      add_line(t, "Head " + head + ", query " + row + ": all weight on position " + pos + " (letter " + follows +
-                      "). Prediction after position " + row + ": " + was + " -> " + now,
-               "头 " + head + "，查询 " + row + "：全部权重放在位置 " + pos + "（字母 " + follows + "）。位置 " + row +
-                   " 之后的预测：" + was + " -> " + now);
+      const std::string change = " Prediction after position " + row + ": " + was + " -> " + now;
+      const std::string change_zh = "位置 " + row + " 之后的预测：" + was + " -> " + now;
+      if (r.dragged) {
+        std::string spread;  // "0.50 on C0, 0.50 on F1"
+        for (size_t j = 0; j < r.weights.size(); ++j)
+          if (r.weights[j] > 0.0f)
+            spread += std::string(spread.empty() ? "" : ", ") + fmt(r.weights[j]) + " on " +
+                      char('A' + s->tokens[j]) + std::to_string(j);
+        std::string spread_zh = spread;
+        for (size_t at; (at = spread_zh.find(" on ")) != std::string::npos;) spread_zh.replace(at, 4, " 在 ");
+        add_line(t, "Head " + head + ", query " + row + ", your weights: " + spread + "." + change,
+                 "头 " + head + "，查询 " + row + "，你的权重：" + spread_zh + "。" + change_zh);
+      } else {
+        add_line(t, "Head " + head + ", query " + row + ": all weight on position " + pos + " (letter " + follows + ")." + change,
+                 "头 " + head + "，查询 " + row + "：全部权重放在位置 " + pos + "（字母 " + follows + "）。" + change_zh);
+      }
     }
     if (ablating()) {
-      line(&edits_, "With head " + ablate_ + " off", "关掉头 " + ablate_ + " 后");
+      const std::string what = scale_ == 0.0f ? " off" : " x " + fmt(scale_, 1);
+      const std::string what_zh = scale_ == 0.0f ? "关掉头 " + ablate_ : "头 " + ablate_ + " x " + fmt(scale_, 1);
+      line(&edits_, "With head " + ablate_ + what, what_zh + " 后");
       add_line(t, "Repeated-half loss over the held-out set: " + fmt(kept_now_.loss, 3) + ", with head " + ablate_ +
-                      " off " + fmt(ablated_now_.loss, 3),
-               "留出集上重复半段的损失：" + fmt(kept_now_.loss, 3) + "，关掉头 " + ablate_ + " 后 " +
-                   fmt(ablated_now_.loss, 3));
+                      what + " " + fmt(ablated_now_.loss, 3),
+               "留出集上重复半段的损失：" + fmt(kept_now_.loss, 3) + "，" + what_zh + " 后 " + fmt(ablated_now_.loss, 3));
     }
     return t;
   }
@@ -891,14 +977,19 @@ class InductionExperiment : public TrainingExperiment {
     };
     line_for(nullptr, "After each token, the most likely next one and its probability",
              "每个词元之后最可能的下一个词元及其概率");
-    if (ablating()) line_for(&edits_, "With head " + ablate_ + " off", "关掉头 " + ablate_ + " 后");
+    if (ablating())
+      line_for(&edits_, "With head " + ablate_ + (scale_ == 0.0f ? " off" : " x " + fmt(scale_, 1)),
+               (scale_ == 0.0f ? "关掉头 " + ablate_ : "头 " + ablate_ + " x " + fmt(scale_, 1)) + " 后");
     return t;
   }
 
   std::vector<int> prompt_;  // the typed prompt's token ids (empty: none)
   std::string ablate_ = "none";
   int ablate_l_ = -1, ablate_h_ = -1;
+  float scale_ = 0.0f;  // the chosen head's output scale
   int redirect_ = -1;
+  bool has_row_ = false;  // the step gives `row`: the dragged attention row
+  Mat row_;
   train::InductionEdits edits_;
   train::EvalResult first_partial_, ablated_partial_, ablated_now_, kept_now_;
   train::HeadScores score_sum_, scores_;

@@ -52,6 +52,10 @@ class Experiment {
   // A setting that only changes what is shown (e.g. which example sentence).
   // Returns false when the setting needs a fresh experiment instead.
   virtual bool set_view_setting(const std::string& name, const std::string& value) = 0;
+  // The same for an edited input matrix (the induction lesson's dragged
+  // attention row). Returns false when it needs a fresh experiment; most
+  // experiments have no matrix inputs.
+  virtual bool set_view_matrix(const std::string& /*name*/, const Mat& /*m*/) { return false; }
   // Numbers for the page's test hook and the CLI: steps, per-model loss,
   // held-out accuracy and time per step.
   virtual json::Value status() const = 0;

@@ -367,6 +367,90 @@ TEST_CASE("train_induction: the repeated half drops below the first, and switchi
   CHECK(follows > both);
 }
 
+TEST_CASE("train_induction: a head scaled rather than switched off, and an attention row dragged weight by weight") {
+  DemoInputs in = settings({{"steps", "300"}});
+  in.mats["row"] = attn::Mat::Zero(1, 16);
+  CHECK(attn::run_demo("train_induction", in).error.empty());
+  DemoInputs bad = in;
+  bad.mats["row"] = attn::Mat::Zero(1, 3);
+  CHECK(attn::run_demo("train_induction", bad).error.find("'row'") != std::string::npos);
+  bad = in;
+  bad.mats["row"](0, 4) = std::nanf("");
+  CHECK(!attn::run_demo("train_induction", bad).error.empty());
+  CHECK(!attn::run_demo("train_induction", settings({{"scale", "3"}})).error.empty());
+
+  auto ex = attn::make_experiment("train_induction", in);
+  REQUIRE(ex);
+  // A matrix the experiment does not show asks for a fresh one.
+  CHECK(!ex->set_view_matrix("x", attn::Mat::Zero(1, 16)));
+  CHECK(!attn::make_experiment("train_induction", settings({}))->set_view_matrix("row", attn::Mat::Zero(1, 16)));
+  while (!ex->done()) ex->advance(20.0);
+  const std::string head = ex->status().find("bestInductionHead")->as_string();
+  const double kept = number(ex->status(), "repeatedHalfLoss");
+  auto loss_at = [&](const char* scale) {
+    REQUIRE(ex->set_view_setting("scale", scale));
+    CHECK(number(ex->status(), "headScale") == doctest::Approx(std::atof(scale)));
+    return number(ex->status(), "ablatedRepeatedHalfLoss");
+  };
+  REQUIRE(ex->set_view_setting("ablate", head));  // the scale is 0 by default: off
+  const double off = number(ex->status(), "ablatedRepeatedHalfLoss");
+  CHECK(loss_at("0") == off);
+  const double half = loss_at("0.5"), same = loss_at("1"), doubled = loss_at("2");
+  MESSAGE("repeated-half loss with head " << head << " x 0: " << off << ", x 0.5: " << half << ", x 1: " << same
+                                          << ", x 2: " << doubled << " (unedited " << kept << ")");
+  CHECK(same == doctest::Approx(kept).epsilon(1e-4));  // x 1 is the trained model
+  CHECK(half > same);
+  CHECK(half < off);
+  CHECK(doubled != doctest::Approx(same).epsilon(1e-3));
+  CHECK(number(ex->status(), "steps") == 300);  // none of it retrains
+  REQUIRE(ex->set_view_setting("ablate", "none"));
+
+  // The dragged row: one weight on position 2 is the slider's redirect onto 2.
+  REQUIRE(ex->set_view_setting("redirect", "2"));
+  const double by_slider = number(ex->status(), "redirectedPrediction");
+  CHECK(ex->status().find("redirectDragged")->as_bool() == false);
+  REQUIRE(ex->set_view_setting("redirect", "-1"));
+  attn::Mat row = attn::Mat::Zero(1, 16);
+  row(0, 2) = 1.0f;
+  REQUIRE(ex->set_view_matrix("row", row));
+  attn::json::Value r = ex->status();
+  CHECK(r.find("redirectDragged")->as_bool());
+  CHECK(number(r, "redirectKey") == 2);
+  CHECK(number(r, "redirectedPrediction") == by_slider);
+  // Renormalised: 5 is the same as 1; a negative weight counts as 0.
+  row(0, 2) = 5.0f;
+  row(0, 0) = -3.0f;
+  REQUIRE(ex->set_view_matrix("row", row));
+  CHECK(number(ex->status(), "redirectedPrediction") == by_slider);
+  // Two equal weights: half on each, as the note says and the heatmap shows.
+  row(0, 0) = 0.0f;
+  row(0, 2) = 1.0f;
+  row(0, 3) = 1.0f;
+  REQUIRE(ex->set_view_matrix("row", row));
+  r = ex->status();
+  const int q = int(number(r, "redirectRow"));
+  const attn::DemoOutputs out = ex->view();
+  CHECK(has_panel(out, "edit_row"));
+  CHECK(has_panel(out, "set_scale"));
+  const std::string head_key = "head_" + std::string(1, head[0]) + "_" + std::string(1, head[2]);
+  // (the row is the best induction head's; bestInductionHead names it)
+  const attn::Mat& P = out.mats.at(head_key);
+  CHECK(P(q, 2) == doctest::Approx(0.5));
+  CHECK(P(q, 3) == doctest::Approx(0.5));
+  CHECK(P(q, 1) == 0.0f);
+  bool noted = false;
+  for (const attn::Panel& p : out.panels)
+    if (p.id == "predictions") noted = p.text.get("en").find("0.50 on") != std::string::npos;
+  CHECK(noted);
+  // Weights only on positions the query cannot see (or none at all): no override.
+  row.setZero();
+  row(0, 15) = 1.0f;
+  REQUIRE(ex->set_view_matrix("row", row));
+  if (q < 15) CHECK(ex->status().find("redirectRow") == nullptr);
+  REQUIRE(ex->set_view_matrix("row", attn::Mat::Zero(1, 16)));
+  CHECK(ex->status().find("redirectRow") == nullptr);
+}
+
 TEST_CASE("train_sentiment: the learner's options reach the model, two settings train in lockstep, bad settings are refused") {
   // Refused like any demo's settings.
   CHECK(!attn::run_demo("train_sentiment", settings({{"heads", "3"}})).error.empty());
