@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "train/fmath.h"
 #include "train/kernels.h"
 #include "train/loss.h"
 
@@ -115,7 +116,16 @@ void SequenceClassifier::forward(const std::vector<int>& tokens, Trace& tr) cons
       for (Eigen::Index k = 0; k < bt.X_out.size(); ++k) bt.X_out.data()[k] += bt.X_mid.data()[k];
       X_in = &bt.X_out;
     }
-    tr.last = desc_.mean_readout ? Mat(X_in->colwise().mean()) : Mat(X_in->row(n - 1));
+    if (desc_.mean_readout) {
+      // The mean row, summed row by row in order: Eigen's colwise().mean() sums
+      // in a tree when it vectorises and in a line when it does not, so a build
+      // without SIMD trained to different bits.
+      tr.last = Mat::Zero(1, X_in->cols());
+      for (int i = 0; i < n; ++i) axpy(1.0f, &(*X_in)(i, 0), tr.last.data(), int(X_in->cols()));
+      for (Eigen::Index c = 0; c < tr.last.cols(); ++c) tr.last(0, c) /= float(n);
+    } else {
+      tr.last = X_in->row(n - 1);
+    }
   } else {
     tr.X0 = X;
     recurrent_forward(rnn_, tr.X0, false, tr.rnn);
@@ -232,7 +242,7 @@ std::vector<float> SequenceClassifier::probabilities(const std::vector<int>& tok
   forward(tokens, tr);
   const float top = tr.logits.maxCoeff();
   float sum = 0.0f;
-  for (int c = 0; c < desc_.classes; ++c) sum += p[size_t(c)] = std::exp(tr.logits(0, c) - top);
+  for (int c = 0; c < desc_.classes; ++c) sum += p[size_t(c)] = exp_f(tr.logits(0, c) - top);  // same bits everywhere
   for (float& v : p) v /= sum;
   return p;
 }
