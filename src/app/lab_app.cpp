@@ -227,21 +227,30 @@ void lab_step_by(LabApp& app, int delta) {
   lab_goto(app, app.state.lesson, next);
 }
 
+namespace {
+// Input matrix `name` changed (a cell, Random or Reset): remembered, then a live
+// experiment keeps its training when the matrix only changes what is shown
+// (lab_set_setting's rule) and starts again otherwise.
+void matrix_changed(LabApp& app, const std::string& name) {
+  remember_edits(app);
+  const auto it = app.inputs.mats.find(name);
+  if (app.experiment && it != app.inputs.mats.end() &&
+      !(attn::run_demo(current_step(app)->demo, app.inputs).error.empty() &&
+        app.experiment->set_view_matrix(name, it->second))) {
+    restart_experiment(app);
+    return;
+  }
+  recompute(app);
+}
+}  // namespace
+
 void lab_apply_edit(LabApp& app, const ui::CellEdit& e) {
   auto it = app.inputs.mats.find(e.name);
   if (it == app.inputs.mats.end() || e.row < 0 || e.col < 0 || e.row >= it->second.rows() ||
       e.col >= it->second.cols() || !std::isfinite(e.value))
     return;
   it->second(e.row, e.col) = e.value;
-  remember_edits(app);
-  // A live experiment keeps its training when the matrix only changes what is
-  // shown (lab_set_setting's rule); otherwise it starts again.
-  if (app.experiment && !(attn::run_demo(current_step(app)->demo, app.inputs).error.empty() &&
-                          app.experiment->set_view_matrix(e.name, it->second))) {
-    restart_experiment(app);
-    return;
-  }
-  recompute(app);
+  matrix_changed(app, e.name);
 }
 
 void lab_set_setting(LabApp& app, const std::string& name, const std::string& value) {
@@ -304,8 +313,7 @@ void lab_apply_demo_edit(LabApp& app, const ui::DemoEdit& e) {
       // A new seed each press (counted by frames), so pressing again gives new numbers.
       attn::Rng rng(uint64_t(app.frames) * 7919u + 17u);
       it->second = attn::uniform_matrix(rng, int(it->second.rows()), int(it->second.cols()), 1.0f);
-      remember_edits(app);
-      recompute(app);
+      matrix_changed(app, e.name);
       break;
     }
     case K::reset: {
@@ -313,8 +321,7 @@ void lab_apply_demo_edit(LabApp& app, const ui::DemoEdit& e) {
       auto from = base.mats.find(e.name);
       if (from == base.mats.end() || !app.inputs.mats.count(e.name)) return;
       app.inputs.mats[e.name] = from->second;
-      remember_edits(app);
-      recompute(app);
+      matrix_changed(app, e.name);
       break;
     }
   }

@@ -932,8 +932,9 @@ class InductionExperiment : public TrainingExperiment {
           if (r.weights[j] > 0.0f)
             spread += std::string(spread.empty() ? "" : ", ") + fmt(r.weights[j]) + " on " +
                       char('A' + s->tokens[j]) + std::to_string(j);
-        std::string spread_zh = spread;
+        std::string spread_zh = spread;  // "0.50 在 C0，0.50 在 F1"
         for (size_t at; (at = spread_zh.find(" on ")) != std::string::npos;) spread_zh.replace(at, 4, " 在 ");
+        for (size_t at; (at = spread_zh.find(", ")) != std::string::npos;) spread_zh.replace(at, 2, "，");
         add_line(t, "Head " + head + ", query " + row + ", your weights: " + spread + "." + change,
                  "头 " + head + "，查询 " + row + "，你的权重：" + spread_zh + "。" + change_zh);
       } else {

@@ -129,5 +129,15 @@ test('the best induction head\'s last row, dragged weight by weight, moves its h
   assert.equal((await state(page)).experiment.redirectRow, undefined);
   await typeInMirror(page, /Point the best induction head/, '2');
   assert.equal((await state(page)).experiment.redirectedPrediction, dragged);
+  await typeInMirror(page, /Point the best induction head/, '-1');
+  // The row's Random and Reset buttons reach the trained model too (no retraining).
+  await click(page, 'randomise:row');
+  st = await state(page);
+  assert.equal(st.experiment.redirectDragged, true);
+  assert.ok(st.experiment.done);
+  await click(page, 'reset:row');
+  st = await state(page);
+  assert.equal(st.experiment.redirectRow, undefined);
+  assert.ok(st.experiment.done);
   assert.deepEqual(lab.consoleErrors, []);
 });
