@@ -839,6 +839,11 @@ class InductionExperiment : public TrainingExperiment {
 
  private:
   bool ablating() const { return ablate_l_ >= 0; }
+  // What was done to the chosen head, for the notes: " off" / " x 0.5" after
+  // "head 2.1" in English; "关掉头 2.1" / "头 2.1 x 0.5" in Chinese.
+  LocalText head_edit_words() const {
+    return scale_ == 0.0f ? tr(" off", "关掉头 " + ablate_) : tr(" x " + fmt(scale_, 1), "头 " + ablate_ + " x " + fmt(scale_, 1));
+  }
 
   // The row override: the head with the best induction score, the last query
   // of the shown sequence, on top of any changed head. The dragged row (when a
@@ -943,8 +948,7 @@ class InductionExperiment : public TrainingExperiment {
       }
     }
     if (ablating()) {
-      const std::string what = scale_ == 0.0f ? " off" : " x " + fmt(scale_, 1);
-      const std::string what_zh = scale_ == 0.0f ? "关掉头 " + ablate_ : "头 " + ablate_ + " x " + fmt(scale_, 1);
+      const std::string what = head_edit_words().get("en"), what_zh = head_edit_words().get("zh");
       line(&edits_, "With head " + ablate_ + what, what_zh + " 后");
       add_line(t, "Repeated-half loss over the held-out set: " + fmt(kept_now_.loss, 3) + ", with head " + ablate_ +
                       what + " " + fmt(ablated_now_.loss, 3),
@@ -979,8 +983,7 @@ class InductionExperiment : public TrainingExperiment {
     line_for(nullptr, "After each token, the most likely next one and its probability",
              "每个词元之后最可能的下一个词元及其概率");
     if (ablating())
-      line_for(&edits_, "With head " + ablate_ + (scale_ == 0.0f ? " off" : " x " + fmt(scale_, 1)),
-               (scale_ == 0.0f ? "关掉头 " + ablate_ : "头 " + ablate_ + " x " + fmt(scale_, 1)) + " 后");
+      line_for(&edits_, "With head " + ablate_ + head_edit_words().get("en"), head_edit_words().get("zh") + " 后");
     return t;
   }
 
