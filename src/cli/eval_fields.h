@@ -1,16 +1,19 @@
-// eval_fields.h: what the kinds of `attnlab eval` share, for the kinds that live
-// in their own file (eval_transformer.cpp): the evaluation state (Ctx), the
-// field reader (Fields), and the readers, shape checks, limits and writers
-// defined in eval.cpp. Internal to src/cli; the public interface is eval.h.
+// eval_fields.h: what the kinds of `attnlab eval` share (each kind lives in its
+// own file, eval_<kind>.cpp): the evaluation state (Ctx), the field reader
+// (Fields), and the readers, shape checks, limits, writers and score-function
+// helpers defined in eval_fields.cpp. Internal to src/cli; the public interface
+// is eval.h.
 //
 // Sections: 1 errors and limits, 2 reading fields, 3 writing the response,
-// 4 the kinds defined outside eval.cpp.
+// 4 score functions, 5 the kinds.
 #pragma once
 
 #include <initializer_list>
 #include <string>
 #include <vector>
 
+#include "attn/scores.h"
+#include "attn/softmax.h"
 #include "base/json.h"
 #include "base/tensor.h"
 #include "cli/eval.h"
@@ -142,6 +145,11 @@ bool read_choice(Fields& f, const std::string& name, std::initializer_list<const
 bool to_matrix(Ctx& ctx, const Value& v, const std::string& path, Mat* out);
 bool to_vector(Ctx& ctx, const Value& v, const std::string& path, Vec* out);
 bool read_matrix(Fields& f, const std::string& name, Mat* out);
+bool read_vector(Fields& f, const std::string& name, Vec* out);
+// Optional matrix; *present says whether the request had it.
+bool read_optional_matrix(Fields& f, const std::string& name, Mat* out, bool* present);
+// "mask": "none", "causal" or an (n_q, n_k) array of booleans.
+bool read_mask(Fields& f, long long n_q, long long n_k, MaskKind* kind, BoolMat* allowed);
 
 // Shape checks with the request's names: `why` says where the expected size
 // comes from, e.g. "same as q".
@@ -158,8 +166,24 @@ bool read_grad_output(Fields& f, long long n_rows, long long n_cols, const std::
 Value out_matrix(Ctx& ctx, const Mat& m, const std::string& path);
 Value out_vector(Ctx& ctx, const Vec& v, const std::string& path);
 
-// ---------------------------------------------------------------- 4 the kinds defined outside eval.cpp
-// kind "transformer_block" (eval_transformer.cpp).
-bool eval_transformer_block(Fields& f, Value* out);
+// ---------------------------------------------------------------- 4 score functions
+// Score-function parameters for one (Q, K) pair; shared by "attention" and the
+// per-head "head_score" objects of "self_attention".
+bool read_score_params(Fields& f, ScoreKind kind, long long d_q, long long d_k, const std::string& q_name,
+                       const std::string& k_name, ScoreParams* p);
+// dot, scaled_dot and cosine need d_q == d_k.
+bool score_needs_same_width(ScoreKind kind);
+extern const std::initializer_list<const char*> kScoreNames;  // canonical spellings, for errors
+bool parse_score(const std::string& s, ScoreKind* k);
+// Approximate multiply-adds of the scoring function (for the work limit).
+double score_work(ScoreKind kind, double n_q, double n_k, double d_q, double d_k, const ScoreParams& p);
+
+// ---------------------------------------------------------------- 5 the kinds
+// One function a kind, each in its own file; eval.cpp maps "kind" to them.
+bool eval_attention(Fields& f, Value* out);          // eval_attention.cpp
+bool eval_self_attention(Fields& f, Value* out);     // eval_self_attention.cpp
+bool eval_positional(Fields& f, Value* out);         // eval_positional.cpp
+bool eval_rnn(Fields& f, Value* out);                // eval_rnn.cpp
+bool eval_transformer_block(Fields& f, Value* out);  // eval_transformer.cpp
 
 }  // namespace attn::eval_detail

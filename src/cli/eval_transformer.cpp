@@ -1,7 +1,7 @@
 // eval_transformer.cpp: kind "transformer_block" of `attnlab eval` -- one
 // Transformer encoder block (attn/transformer.h) with every parameter given,
 // checked field by field with the request's names like the other kinds
-// (eval.cpp), then run through the core.
+// (eval_fields.h), then run through the core.
 //
 // Sections: 1 reading the parameters, 2 the kind.
 #include <string>
