@@ -8,8 +8,7 @@ namespace attn::train {
 
 const char* pooling_kind_name(PoolingKind kind) { return kind == PoolingKind::attention ? "attention" : "average"; }
 
-BiRnnClassifier::BiRnnClassifier(const BiRnnClassifierDesc& desc) : desc_(desc) {
-  optimizer.desc = desc.optimizer;
+BiRnnClassifier::BiRnnClassifier(const BiRnnClassifierDesc& desc) : Model(desc.optimizer), desc_(desc) {
   Rng rng(desc.seed);
   embed_.init("embed", desc.vocab, desc.embed, rng, 0.5f);
   forward_rnn_.init("forward_rnn", desc.cell, desc.embed, desc.hidden, rng);
@@ -18,14 +17,12 @@ BiRnnClassifier::BiRnnClassifier(const BiRnnClassifierDesc& desc) : desc_(desc) 
   out_.init("out", 2 * desc.hidden, 1, rng);
 }
 
-ParamList BiRnnClassifier::params() {
-  ParamList p;
+void BiRnnClassifier::collect(ParamList& p) {
   embed_.collect(p);
   forward_rnn_.collect(p);
   backward_rnn_.collect(p);
   if (desc_.pooling == PoolingKind::attention) pool_.collect(p);
   out_.collect(p);
-  return p;
 }
 
 struct BiRnnClassifier::Trace {
@@ -54,47 +51,35 @@ void BiRnnClassifier::forward(const std::vector<int>& ids, Trace& tr) const {
   out_.forward(tr.pooled, tr.logit);
 }
 
-float BiRnnClassifier::forward_backward(const std::vector<data::Review>& set, const std::vector<int>& batch) {
-  zero_grads(params());
+double BiRnnClassifier::example_gradient(const Set& set, int i, float scale) {
   const int H = desc_.hidden;
-  return mean_over_batch(batch, [&](int i, float scale) {
-    const std::vector<int>& ids = set[i].ids;
-    const int n = int(ids.size());
-    Trace tr;
-    forward(ids, tr);
-    Mat dlogit(1, 1), dpooled;
-    const float l = binary_cross_entropy_logit(tr.logit(0, 0), float(set[i].label), &dlogit(0, 0), scale);
-    out_.backward(tr.pooled, dlogit, &dpooled);
-    Mat dHs;
-    if (desc_.pooling == PoolingKind::attention) {
-      dHs = Mat::Zero(n, 2 * H);
-      attention_pooling_backward(pool_, tr.Hs, tr.pool, dpooled, dHs);
-    } else {
-      dHs = mean_rows_backward(dpooled, n);
-    }
-    const Mat dH_f = dHs.leftCols(H), dH_b = dHs.rightCols(H);
-    Mat dX_f, dX_b;
-    recurrent_backward(forward_rnn_, tr.fwd, dH_f, &dX_f);
-    recurrent_backward(backward_rnn_, tr.bwd, dH_b, &dX_b);
-    for (Eigen::Index k = 0; k < dX_f.size(); ++k) dX_f.data()[k] += dX_b.data()[k];
-    embed_.backward(ids, dX_f);
-    return l;
-  });
-}
-
-float BiRnnClassifier::loss(const std::vector<data::Review>& set, const std::vector<int>& batch) const {
-  return mean_over_batch(batch, [&](int i, float) {
-    Trace tr;
-    forward(set[i].ids, tr);
-    return binary_cross_entropy_logit(tr.logit(0, 0), float(set[i].label), nullptr, 1.0f);
-  });
-}
-
-float BiRnnClassifier::train_step(const std::vector<data::Review>& set, const std::vector<int>& batch) {
-  const float l = forward_backward(set, batch);
-  optimizer.step(params());
-  ++steps_;
+  const std::vector<int>& ids = set[size_t(i)].ids;
+  const int n = int(ids.size());
+  Trace tr;
+  forward(ids, tr);
+  Mat dlogit(1, 1), dpooled;
+  const float l = binary_cross_entropy_logit(tr.logit(0, 0), float(set[size_t(i)].label), &dlogit(0, 0), scale);
+  out_.backward(tr.pooled, dlogit, &dpooled);
+  Mat dHs;
+  if (desc_.pooling == PoolingKind::attention) {
+    dHs = Mat::Zero(n, 2 * H);
+    attention_pooling_backward(pool_, tr.Hs, tr.pool, dpooled, dHs);
+  } else {
+    dHs = mean_rows_backward(dpooled, n);
+  }
+  const Mat dH_f = dHs.leftCols(H), dH_b = dHs.rightCols(H);
+  Mat dX_f, dX_b;
+  recurrent_backward(forward_rnn_, tr.fwd, dH_f, &dX_f);
+  recurrent_backward(backward_rnn_, tr.bwd, dH_b, &dX_b);
+  for (Eigen::Index k = 0; k < dX_f.size(); ++k) dX_f.data()[k] += dX_b.data()[k];
+  embed_.backward(ids, dX_f);
   return l;
+}
+
+double BiRnnClassifier::example_loss(const Set& set, int i) const {
+  Trace tr;
+  forward(set[size_t(i)].ids, tr);
+  return binary_cross_entropy_logit(tr.logit(0, 0), float(set[size_t(i)].label), nullptr, 1.0f);
 }
 
 EvalResult BiRnnClassifier::evaluate(const std::vector<data::Review>& set) const {

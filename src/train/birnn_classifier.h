@@ -20,8 +20,8 @@
 #include "attn/recurrent.h"
 #include "data/sentiment.h"
 #include "train/layers.h"
+#include "train/model.h"
 #include "train/model_common.h"
-#include "train/optim.h"
 
 namespace attn::train {
 
@@ -39,29 +39,29 @@ struct BiRnnClassifierDesc {
   uint64_t seed = 1;
 };
 
-class BiRnnClassifier {
+// Trained by Model (model.h): the loss is the mean binary cross-entropy over
+// the batch.
+class BiRnnClassifier : public Model<data::Review> {
  public:
   explicit BiRnnClassifier(const BiRnnClassifierDesc& desc);
 
-  ParamList params();
-  float forward_backward(const std::vector<data::Review>& set, const std::vector<int>& batch);
-  float loss(const std::vector<data::Review>& set, const std::vector<int>& batch) const;
-  float train_step(const std::vector<data::Review>& set, const std::vector<int>& batch);
   EvalResult evaluate(const std::vector<data::Review>& set) const;
   float predict(const std::vector<int>& ids) const;
   // The pooling weights alpha over the words, (1, n) (1/n each for average pooling).
   Mat word_weights(const std::vector<int>& ids) const;
 
   const BiRnnClassifierDesc& desc() const { return desc_; }
-  long steps() const { return steps_; }
-  Optimizer optimizer;
+
+ protected:
+  void collect(ParamList& p) override;
+  double example_gradient(const Set& set, int i, float scale) override;
+  double example_loss(const Set& set, int i) const override;
 
  private:
   struct Trace;
   void forward(const std::vector<int>& ids, Trace& tr) const;
 
   BiRnnClassifierDesc desc_;
-  long steps_ = 0;
   Embedding embed_;
   RecurrentLayer forward_rnn_, backward_rnn_;
   AttentionPooling pool_;

@@ -4,6 +4,7 @@
 // 4 REINFORCE, 5 evaluation.
 #include "train/glimpse.h"
 
+#include "base/enum_names.h"
 #include "train/fmath.h"
 #include "train/kernels.h"
 #include "train/loss.h"
@@ -11,37 +12,25 @@
 namespace attn::train {
 
 // ---------------------------------------------------------------- 1 names and construction
-const char* glimpse_mode_name(GlimpseMode mode) {
-  switch (mode) {
-    case GlimpseMode::soft: return "soft";
-    case GlimpseMode::hard_argmax: return "hard_argmax";
-    case GlimpseMode::reinforce: return "reinforce";
-    case GlimpseMode::gumbel: return "gumbel";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<GlimpseMode> kGlimpseModes[] = {{GlimpseMode::soft, "soft"},
+                                                   {GlimpseMode::hard_argmax, "hard_argmax"},
+                                                   {GlimpseMode::reinforce, "reinforce"},
+                                                   {GlimpseMode::gumbel, "gumbel"}};
+}  // namespace
 
-bool parse_glimpse_mode(const std::string& name, GlimpseMode* mode) {
-  for (GlimpseMode m : {GlimpseMode::soft, GlimpseMode::hard_argmax, GlimpseMode::reinforce, GlimpseMode::gumbel})
-    if (name == glimpse_mode_name(m)) {
-      *mode = m;
-      return true;
-    }
-  return false;
-}
+const char* glimpse_mode_name(GlimpseMode mode) { return enum_name(kGlimpseModes, mode); }
+bool parse_glimpse_mode(const std::string& name, GlimpseMode* mode) { return parse_enum(kGlimpseModes, name, mode); }
 
-GlimpseModel::GlimpseModel(const GlimpseDesc& desc) : desc_(desc) {
-  optimizer.desc = desc.optimizer;
+GlimpseModel::GlimpseModel(const GlimpseDesc& desc) : Model(desc.optimizer), desc_(desc) {
   Rng rng(desc.seed);
   scorer_.init("scorer", desc.patch_size, desc.attention_size, rng);
   classifier_.init("classifier", desc.patch_size, desc.classes, rng);
 }
 
-ParamList GlimpseModel::params() {
-  ParamList p;
+void GlimpseModel::collect(ParamList& p) {
   scorer_.collect(p);
   classifier_.collect(p);
-  return p;
 }
 
 // ---------------------------------------------------------------- 2 per-image passes
@@ -103,101 +92,105 @@ void GlimpseModel::gumbel_backward(const data::PatchImage& image, const GumbelTr
 }
 
 // ---------------------------------------------------------------- 3 training
-float GlimpseModel::forward_backward(const std::vector<data::PatchImage>& set, const std::vector<int>& batch) {
+// REINFORCE needs the whole batch (the baseline is the batch's mean reward), so
+// it takes its own path; the other modes are one example at a time (Model).
+float GlimpseModel::forward_backward(const Set& set, const std::vector<int>& batch) {
+  rewarded_ = false;
+  if (desc_.mode != GlimpseMode::reinforce) return Model::forward_backward(set, batch);
   zero_grads(params());
   if (batch.empty()) return 0.0f;
-  if (desc_.mode == GlimpseMode::reinforce) {
-    const std::vector<int> picks = sample_picks(set, batch);
-    // Rewards first (R = log p(word | glimpse) = -CE), then advantages R - b.
-    std::vector<float> advantages(batch.size());
-    for (size_t k = 0; k < batch.size(); ++k) {
-      Mat logits;
-      classifier_.forward(row_of(set[batch[k]].patches, picks[k]), logits);
-      const float reward = -softmax_cross_entropy_row(logits.data(), desc_.classes, set[batch[k]].label, nullptr, 1.0f);
-      advantages[k] = reward;
-    }
-    double mean_reward = 0.0;
-    for (float r : advantages) mean_reward += r;
-    mean_reward /= double(advantages.size());
-    const float b = steps_ == 0 ? float(mean_reward) : baseline_;
-    for (float& a : advantages) a -= b;
-    return reinforce_backward(set, batch, picks, advantages);
-  }
-  const float scale = 1.0f / float(batch.size());
-  double total = 0.0;
-  for (int i : batch) {
-    const data::PatchImage& img = set[i];
-    const Mat& P = img.patches;
-    const int N = int(P.rows()), d = int(P.cols());
-    if (desc_.mode == GlimpseMode::gumbel) {
-      GumbelTrace gt;
-      total += gumbel_forward(img, mix_seed(desc_.seed, uint64_t(steps_), uint64_t(i)), gt);
-      gumbel_backward(img, gt, scale);
-      continue;
-    }
-    AttentionPoolingTrace tr;
-    Mat g, logits, dg;
-    if (desc_.mode == GlimpseMode::soft) {
-      attention_pooling_forward(scorer_, P, tr);
-      g = tr.pooled;
-    } else {  // hard_argmax
-      attention_scores_forward(scorer_, P, tr);
-      g = row_of(P, argmax(tr.scores.data(), N));
-    }
-    classifier_.forward(g, logits);
-    Mat dlogits(1, desc_.classes);
-    total += softmax_cross_entropy_row(logits.data(), desc_.classes, img.label, dlogits.data(), scale);
-    classifier_.backward(g, dlogits, &dg);
-    if (desc_.mode == GlimpseMode::soft) {
-      Mat dP = Mat::Zero(N, d);
-      attention_pooling_backward(scorer_, P, tr, dg, dP);
-    }
-    // hard_argmax: the pick is piecewise constant in the scores -> no scorer gradient.
-  }
-  return float(total / double(batch.size()));
-}
-
-float GlimpseModel::loss(const std::vector<data::PatchImage>& set, const std::vector<int>& batch) const {
-  if (batch.empty()) return 0.0f;
-  std::vector<int> picks;
-  if (desc_.mode == GlimpseMode::reinforce) picks = sample_picks(set, batch);
-  double total = 0.0;
+  const std::vector<int> picks = sample_picks(set, batch);
+  // Rewards first (R = log p(word | glimpse) = -CE), then advantages R - b.
+  std::vector<float> advantages(batch.size());
   for (size_t k = 0; k < batch.size(); ++k) {
-    const int i = batch[k];
-    const Mat& P = set[i].patches;
-    if (desc_.mode == GlimpseMode::gumbel) {
-      GumbelTrace gt;
-      total += gumbel_forward(set[i], mix_seed(desc_.seed, uint64_t(steps_), uint64_t(i)), gt);
-      continue;
-    }
-    AttentionPoolingTrace tr;
-    Mat g, logits;
-    if (desc_.mode == GlimpseMode::soft) {
-      attention_pooling_forward(scorer_, P, tr);
-      g = tr.pooled;
-    } else if (desc_.mode == GlimpseMode::hard_argmax) {
-      attention_scores_forward(scorer_, P, tr);
-      g = row_of(P, argmax(tr.scores.data(), int(P.rows())));
-    } else {
-      g = row_of(P, picks[k]);
-    }
-    classifier_.forward(g, logits);
-    total += softmax_cross_entropy_row(logits.data(), desc_.classes, set[i].label, nullptr, 1.0f);
+    Mat logits;
+    classifier_.forward(row_of(set[batch[k]].patches, picks[k]), logits);
+    const float reward = -softmax_cross_entropy_row(logits.data(), desc_.classes, set[batch[k]].label, nullptr, 1.0f);
+    advantages[k] = reward;
   }
+  double mean_reward = 0.0;
+  for (float r : advantages) mean_reward += r;
+  mean_reward /= double(advantages.size());
+  const float b = steps_ == 0 ? float(mean_reward) : baseline_;
+  for (float& a : advantages) a -= b;
+  rewarded_ = true;
+  return reinforce_backward(set, batch, picks, advantages);
+}
+
+double GlimpseModel::example_gradient(const Set& set, int i, float scale) {
+  const data::PatchImage& img = set[size_t(i)];
+  const Mat& P = img.patches;
+  const int N = int(P.rows()), d = int(P.cols());
+  if (desc_.mode == GlimpseMode::gumbel) {
+    GumbelTrace gt;
+    const float l = gumbel_forward(img, mix_seed(desc_.seed, uint64_t(steps_), uint64_t(i)), gt);
+    gumbel_backward(img, gt, scale);
+    return l;
+  }
+  AttentionPoolingTrace tr;
+  Mat g, logits, dg;
+  if (desc_.mode == GlimpseMode::soft) {
+    attention_pooling_forward(scorer_, P, tr);
+    g = tr.pooled;
+  } else {  // hard_argmax
+    attention_scores_forward(scorer_, P, tr);
+    g = row_of(P, argmax(tr.scores.data(), N));
+  }
+  classifier_.forward(g, logits);
+  Mat dlogits(1, desc_.classes);
+  const float l = softmax_cross_entropy_row(logits.data(), desc_.classes, img.label, dlogits.data(), scale);
+  classifier_.backward(g, dlogits, &dg);
+  if (desc_.mode == GlimpseMode::soft) {
+    Mat dP = Mat::Zero(N, d);
+    attention_pooling_backward(scorer_, P, tr, dg, dP);
+  }
+  // hard_argmax: the pick is piecewise constant in the scores -> no scorer gradient.
+  return l;
+}
+
+float GlimpseModel::loss(const Set& set, const std::vector<int>& batch) const {
+  if (desc_.mode != GlimpseMode::reinforce) return Model::loss(set, batch);
+  if (batch.empty()) return 0.0f;
+  const std::vector<int> picks = sample_picks(set, batch);
+  double total = 0.0;
+  for (size_t k = 0; k < batch.size(); ++k)
+    total += glimpse_loss(set[size_t(batch[k])], &picks[k]);
   return float(total / double(batch.size()));
 }
 
-float GlimpseModel::train_step(const std::vector<data::PatchImage>& set, const std::vector<int>& batch) {
-  const float l = forward_backward(set, batch);
-  if (desc_.mode == GlimpseMode::reinforce && !batch.empty()) {
-    // The batch's mean reward is -l (R = -CE of the sampled glimpse).
-    const float mean_reward = -l;
-    baseline_ = steps_ == 0 ? mean_reward
-                            : desc_.baseline_decay * baseline_ + (1.0f - desc_.baseline_decay) * mean_reward;
+double GlimpseModel::example_loss(const Set& set, int i) const {
+  const data::PatchImage& img = set[size_t(i)];
+  if (desc_.mode == GlimpseMode::gumbel) {
+    GumbelTrace gt;
+    return gumbel_forward(img, mix_seed(desc_.seed, uint64_t(steps_), uint64_t(i)), gt);
   }
-  optimizer.step(params());
-  ++steps_;
-  return l;
+  return glimpse_loss(img, nullptr);
+}
+
+// Cross-entropy of the word read from one glimpse: the soft mix, the argmax
+// patch, or patch *pick (REINFORCE's sample).
+float GlimpseModel::glimpse_loss(const data::PatchImage& img, const int* pick) const {
+  const Mat& P = img.patches;
+  AttentionPoolingTrace tr;
+  Mat g, logits;
+  if (pick) {
+    g = row_of(P, *pick);
+  } else if (desc_.mode == GlimpseMode::soft) {
+    attention_pooling_forward(scorer_, P, tr);
+    g = tr.pooled;
+  } else {
+    attention_scores_forward(scorer_, P, tr);
+    g = row_of(P, argmax(tr.scores.data(), int(P.rows())));
+  }
+  classifier_.forward(g, logits);
+  return softmax_cross_entropy_row(logits.data(), desc_.classes, img.label, nullptr, 1.0f);
+}
+
+// The batch's mean reward is -l (R = -CE of the sampled glimpse).
+void GlimpseModel::before_update(float l) {
+  if (!rewarded_) return;
+  const float mean_reward = -l;
+  baseline_ = steps_ == 0 ? mean_reward : desc_.baseline_decay * baseline_ + (1.0f - desc_.baseline_decay) * mean_reward;
 }
 
 // ---------------------------------------------------------------- 4 REINFORCE

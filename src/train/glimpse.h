@@ -30,8 +30,8 @@
 
 #include "data/patches.h"
 #include "train/layers.h"
+#include "train/model.h"
 #include "train/model_common.h"
-#include "train/optim.h"
 
 namespace attn::train {
 
@@ -59,17 +59,17 @@ struct GlimpseEval {
   int count = 0;
 };
 
-class GlimpseModel {
+// Trained by Model (model.h): the training gradient of the mode (noise and
+// samples fixed by seed and step), the loss the mean cross-entropy over the
+// batch (reinforce: of this step's samples).
+class GlimpseModel : public Model<data::PatchImage> {
  public:
   explicit GlimpseModel(const GlimpseDesc& desc);
 
-  ParamList params();
-  // The training gradient of the mode (noise and samples fixed by seed and
-  // step); returns the mean cross-entropy. Zeroes, then accumulates gradients.
-  float forward_backward(const std::vector<data::PatchImage>& set, const std::vector<int>& batch);
-  // The training loss with the same noise (reinforce: CE of this step's samples).
-  float loss(const std::vector<data::PatchImage>& set, const std::vector<int>& batch) const;
-  float train_step(const std::vector<data::PatchImage>& set, const std::vector<int>& batch);
+  float forward_backward(const Set& set, const std::vector<int>& batch) override;
+  float loss(const Set& set, const std::vector<int>& batch) const override;
+  // A REINFORCE step needs its whole batch at once.
+  bool splits_steps() const override { return desc_.mode != GlimpseMode::reinforce; }
   GlimpseEval evaluate(const std::vector<data::PatchImage>& set) const;
   Mat weights(const data::PatchImage& image) const;  // alpha (1, N)
 
@@ -84,8 +84,12 @@ class GlimpseModel {
 
   float baseline() const { return baseline_; }
   const GlimpseDesc& desc() const { return desc_; }
-  long steps() const { return steps_; }
-  Optimizer optimizer;
+
+ protected:
+  void collect(ParamList& p) override;
+  double example_gradient(const Set& set, int i, float scale) override;
+  double example_loss(const Set& set, int i) const override;
+  void before_update(float loss) override;
 
  private:
   struct GumbelTrace {
@@ -97,9 +101,11 @@ class GlimpseModel {
   float gumbel_forward(const data::PatchImage& image, uint64_t noise_seed, GumbelTrace& tr) const;
   void gumbel_backward(const data::PatchImage& image, const GumbelTrace& tr, float scale);
 
+  float glimpse_loss(const data::PatchImage& img, const int* pick) const;
+
   GlimpseDesc desc_;
-  long steps_ = 0;
   float baseline_ = 0.0f;
+  bool rewarded_ = false;  // this step was a REINFORCE step with rewards
   AttentionPooling scorer_;
   Dense classifier_;
 };

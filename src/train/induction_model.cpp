@@ -33,8 +33,7 @@ void InductionEdits::override_row(int l, int head, int row, const std::vector<fl
 }
 
 // ---------------------------------------------------------------- 2 construction
-InductionModel::InductionModel(const InductionModelDesc& desc) : desc_(desc) {
-  optimizer.desc = desc.optimizer;
+InductionModel::InductionModel(const InductionModelDesc& desc) : Model(desc.optimizer), desc_(desc) {
   Rng rng(desc.seed);
   embed_.init("embed", desc.vocab, desc.d_model, rng, 0.5f);
   pos_ = make_param("pos", desc.max_length, desc.d_model);
@@ -48,13 +47,11 @@ InductionModel::InductionModel(const InductionModelDesc& desc) : desc_(desc) {
   unembed_.init("unembed", desc.d_model, desc.vocab, rng);
 }
 
-ParamList InductionModel::params() {
-  ParamList p;
+void InductionModel::collect(ParamList& p) {
   embed_.collect(p);
   p.push_back(&pos_);
   for (SelfAttentionLayer& a : layers_) a.collect(p);
   unembed_.collect(p);
-  return p;
 }
 
 // ---------------------------------------------------------------- 3 forward
@@ -89,62 +86,47 @@ double InductionModel::sequence_loss(const Mat& logits, const std::vector<int>& 
 }
 
 // ---------------------------------------------------------------- 4 training
-float InductionModel::forward_backward(const std::vector<data::InductionSequence>& set,
-                                       const std::vector<int>& batch, const InductionEdits* edits) {
-  begin_step();
-  accumulate(set, batch, 0, int(batch.size()), edits);
-  return batch.empty() ? 0.0f : float(part_total_ / double(batch.size()));
-}
-
-void InductionModel::begin_step() {
-  zero_grads(params());
-  part_total_ = 0.0;
-}
-
-void InductionModel::accumulate(const std::vector<data::InductionSequence>& set, const std::vector<int>& batch,
-                                int begin, int end, const InductionEdits* edits) {
-  if (batch.empty()) return;
-  const float scale = 1.0f / float(batch.size());
-  for (int k = std::max(0, begin); k < std::min(end, int(batch.size())); ++k) {
-    const std::vector<int>& tokens = set[size_t(batch[size_t(k)])].tokens;
-    const int n = int(tokens.size()), d = desc_.d_model;
-    if (n < 2) continue;
-    Trace tr;
-    forward(tokens, edits, tr);
-    const float per_target = 1.0f / float(n - 1);
-    Mat dlogits, dX, dA;
-    part_total_ += sequence_loss(tr.logits, tokens, scale * per_target, &dlogits) * double(per_target);
-    unembed_.backward(tr.X.back(), dlogits, &dX);
-    for (size_t l = layers_.size(); l-- > 0;) {
-      self_attention_backward(layers_[l], tr.att[l], dX, dA);
-      dX += dA;  // the residual passes dX through unchanged
-    }
-    for (int i = 0; i < n; ++i) axpy(1.0f, &dX(i, 0), &pos_.grad(position_row(i), 0), d);
-    embed_.backward(tokens, dX);
-  }
-}
-
-float InductionModel::finish_step(const std::vector<int>& batch) {
-  const float l = batch.empty() ? 0.0f : float(part_total_ / double(batch.size()));
-  optimizer.step(params());
-  ++steps_;
+float InductionModel::forward_backward(const Set& set, const std::vector<int>& batch, const InductionEdits* edits) {
+  edits_ = edits;
+  const float l = Model::forward_backward(set, batch);
+  edits_ = nullptr;
   return l;
 }
 
-float InductionModel::loss(const std::vector<data::InductionSequence>& set, const std::vector<int>& batch,
-                           const InductionEdits* edits) const {
-  return mean_over_batch(batch, [&](int b, float) {
-    const std::vector<int>& tokens = set[size_t(b)].tokens;
-    if (tokens.size() < 2) return 0.0;
-    Trace tr;
-    forward(tokens, edits, tr);
-    return sequence_loss(tr.logits, tokens, 1.0f, nullptr) / double(tokens.size() - 1);
-  });
+float InductionModel::loss(const Set& set, const std::vector<int>& batch, const InductionEdits* edits) const {
+  return mean_over_batch(batch, [&](int i, float) { return sequence_mean_loss(set[size_t(i)].tokens, edits); });
 }
 
-float InductionModel::train_step(const std::vector<data::InductionSequence>& set, const std::vector<int>& batch) {
-  forward_backward(set, batch);
-  return finish_step(batch);
+double InductionModel::example_loss(const Set& set, int i) const {
+  return sequence_mean_loss(set[size_t(i)].tokens, edits_);
+}
+
+double InductionModel::sequence_mean_loss(const std::vector<int>& tokens, const InductionEdits* edits) const {
+  if (tokens.size() < 2) return 0.0;
+  Trace tr;
+  forward(tokens, edits, tr);
+  return sequence_loss(tr.logits, tokens, 1.0f, nullptr) / double(tokens.size() - 1);
+}
+
+// The loss of a sequence is the mean over its targets, so each target's
+// gradient is scaled by 1 / (n - 1) as well as by the batch's 1 / B.
+double InductionModel::example_gradient(const Set& set, int i, float scale) {
+  const std::vector<int>& tokens = set[size_t(i)].tokens;
+  const int n = int(tokens.size()), d = desc_.d_model;
+  if (n < 2) return 0.0;
+  Trace tr;
+  forward(tokens, edits_, tr);
+  const float per_target = 1.0f / float(n - 1);
+  Mat dlogits, dX, dA;
+  const double total = sequence_loss(tr.logits, tokens, scale * per_target, &dlogits) * double(per_target);
+  unembed_.backward(tr.X.back(), dlogits, &dX);
+  for (size_t l = layers_.size(); l-- > 0;) {
+    self_attention_backward(layers_[l], tr.att[l], dX, dA);
+    dX += dA;  // the residual passes dX through unchanged
+  }
+  for (int j = 0; j < n; ++j) axpy(1.0f, &dX(j, 0), &pos_.grad(position_row(j), 0), d);
+  embed_.backward(tokens, dX);
+  return total;
 }
 
 // ---------------------------------------------------------------- 5 evaluation and inspection

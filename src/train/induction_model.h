@@ -36,8 +36,8 @@
 
 #include "data/induction.h"
 #include "train/layers.h"
+#include "train/model.h"
 #include "train/model_common.h"
-#include "train/optim.h"
 
 namespace attn::train {
 
@@ -77,26 +77,17 @@ struct InductionEval {
 struct HeadScores;  // section 3
 
 // ---------------------------------------------------------------- 2 the model
-class InductionModel {
+// Trained by Model (model.h): a sequence's loss is the mean next-token
+// cross-entropy over its targets, and the batch loss the mean over sequences.
+class InductionModel : public Model<data::InductionSequence> {
  public:
   explicit InductionModel(const InductionModelDesc& desc);
 
-  ParamList params();
-  // Mean next-token loss over the batch; zeroes, then accumulates gradients.
-  // With edits the gradients are those of the edited model (tests use this).
-  float forward_backward(const std::vector<data::InductionSequence>& set, const std::vector<int>& batch,
-                         const InductionEdits* edits = nullptr);
-  float loss(const std::vector<data::InductionSequence>& set, const std::vector<int>& batch,
-             const InductionEdits* edits = nullptr) const;
-  float train_step(const std::vector<data::InductionSequence>& set, const std::vector<int>& batch);
-  // The same step in parts, so a page can spread it over frames: begin_step(),
-  // accumulate() over consecutive ranges [begin, end) of the batch, then
-  // finish_step(), which updates the weights and returns the mean loss -- bit
-  // for bit those of train_step().
-  void begin_step();
-  void accumulate(const std::vector<data::InductionSequence>& set, const std::vector<int>& batch, int begin, int end,
-                  const InductionEdits* edits = nullptr);
-  float finish_step(const std::vector<int>& batch);
+  using Model::forward_backward;
+  using Model::loss;
+  // The loss and gradients of the edited model (tests use this).
+  float forward_backward(const Set& set, const std::vector<int>& batch, const InductionEdits* edits);
+  float loss(const Set& set, const std::vector<int>& batch, const InductionEdits* edits) const;
 
   // Loss and accuracy (argmax) per half; each sequence's L is half its length.
   // With `scores`, also head_scores() of the same set from the same forward
@@ -112,8 +103,11 @@ class InductionModel {
                                           const InductionEdits* edits = nullptr) const;
 
   const InductionModelDesc& desc() const { return desc_; }
-  long steps() const { return steps_; }
-  Optimizer optimizer;
+
+ protected:
+  void collect(ParamList& p) override;
+  double example_gradient(const Set& set, int i, float scale) override;
+  double example_loss(const Set& set, int i) const override;
 
  private:
   struct Trace;
@@ -126,9 +120,10 @@ class InductionModel {
   static void add_head_scores(const std::vector<SelfAttentionTrace>& att, const data::InductionSequence& seq,
                               HeadScores* sum);
 
+  double sequence_mean_loss(const std::vector<int>& tokens, const InductionEdits* edits) const;
+
   InductionModelDesc desc_;
-  long steps_ = 0;
-  double part_total_ = 0.0;  // per-sequence losses accumulated in this step
+  const InductionEdits* edits_ = nullptr;  // during forward_backward with edits
   Embedding embed_;
   Param pos_;  // (max_length, d)
   std::vector<SelfAttentionLayer> layers_;

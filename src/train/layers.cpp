@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "attn/positional.h"
+#include "base/enum_names.h"
 #include "train/fmath.h"
 #include "train/kernels.h"
 
@@ -450,14 +451,12 @@ void attention_pooling_backward(AttentionPooling& pool, const Mat& Hs, const Att
 }
 
 // ---------------------------------------------------------------- 7 decoder attention
-const char* align_score_name(AlignScore kind) {
-  switch (kind) {
-    case AlignScore::additive: return "additive";
-    case AlignScore::general: return "general";
-    case AlignScore::dot: return "dot";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<AlignScore> kAlignScores[] = {
+    {AlignScore::additive, "additive"}, {AlignScore::general, "general"}, {AlignScore::dot, "dot"}};
+}  // namespace
+
+const char* align_score_name(AlignScore kind) { return enum_name(kAlignScores, kind); }
 
 void DecoderAttention::init(const std::string& name, AlignScore k, int H_q, int H_k, int d_a, Rng& rng) {
   kind = k;

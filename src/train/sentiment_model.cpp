@@ -8,28 +8,19 @@
 #include <string>
 
 #include "attn/positional.h"
+#include "base/enum_names.h"
 #include "train/fmath.h"
 #include "train/loss.h"
 
 namespace attn::train {
 
-const char* position_mode_name(PositionMode mode) {
-  switch (mode) {
-    case PositionMode::none: return "none";
-    case PositionMode::sum: return "sum";
-    case PositionMode::concat: return "concat";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<PositionMode> kPositionModes[] = {
+    {PositionMode::none, "none"}, {PositionMode::sum, "sum"}, {PositionMode::concat, "concat"}};
+}  // namespace
 
-bool parse_position_mode(const std::string& name, PositionMode* mode) {
-  for (PositionMode m : {PositionMode::none, PositionMode::sum, PositionMode::concat})
-    if (name == position_mode_name(m)) {
-      *mode = m;
-      return true;
-    }
-  return false;
-}
+const char* position_mode_name(PositionMode mode) { return enum_name(kPositionModes, mode); }
+bool parse_position_mode(const std::string& name, PositionMode* mode) { return parse_enum(kPositionModes, name, mode); }
 
 std::string sentiment_desc_error(const SentimentModelDesc& d) {
   if (d.vocab < 1) return "vocab must be at least 1 (got " + std::to_string(d.vocab) + ")";
@@ -47,20 +38,17 @@ int sentiment_embed_width(const SentimentModelDesc& d) {
   return d.position == PositionMode::concat ? d.d_model - d.position_width : d.d_model;
 }
 
-SentimentModel::SentimentModel(const SentimentModelDesc& desc) : desc_(desc) {
-  optimizer.desc = desc.optimizer;
+SentimentModel::SentimentModel(const SentimentModelDesc& desc) : Model(desc.optimizer), desc_(desc) {
   Rng rng(desc.seed);
   embed_.init("embed", desc.vocab, sentiment_embed_width(desc), rng, 0.5f);
   attention_.init("attention", desc.d_model, desc.heads, desc.head_size, 0, rng);  // no W_O
   out_.init("out", desc.heads * desc.head_size, 1, rng);
 }
 
-ParamList SentimentModel::params() {
-  ParamList p;
+void SentimentModel::collect(ParamList& p) {
   embed_.collect(p);
   attention_.collect(p);
   out_.collect(p);
-  return p;
 }
 
 struct SentimentModel::Trace {
@@ -97,40 +85,28 @@ void SentimentModel::forward(const std::vector<int>& ids, bool training, uint64_
   out_.forward(tr.dropped, tr.logit);
 }
 
-float SentimentModel::forward_backward(const std::vector<data::Review>& set, const std::vector<int>& batch) {
-  zero_grads(params());
-  return mean_over_batch(batch, [&](int i, float scale) {
-    Trace tr;
-    forward(set[i].ids, true, mix_seed(desc_.seed, uint64_t(steps_), uint64_t(i)), tr);
-    Mat dlogit(1, 1);
-    const float l = binary_cross_entropy_logit(tr.logit(0, 0), float(set[i].label), &dlogit(0, 0), scale);
-    Mat ddropped, dX;
-    out_.backward(tr.dropped, dlogit, &ddropped);
-    const Mat dZ = mean_rows_backward(apply_mask(ddropped, tr.mask), int(set[i].ids.size()));
-    self_attention_backward(attention_, tr.att, dZ, dX);
-    // PE is constant: dX passes through the sum; with concat only the learned
-    // columns go back to the embedding.
-    if (desc_.position == PositionMode::concat)
-      embed_.backward(set[i].ids, combine_positional_backward(dX, sentiment_embed_width(desc_), CombineKind::concat));
-    else
-      embed_.backward(set[i].ids, dX);
-    return l;
-  });
-}
-
-float SentimentModel::loss(const std::vector<data::Review>& set, const std::vector<int>& batch) const {
-  return mean_over_batch(batch, [&](int i, float) {
-    Trace tr;
-    forward(set[i].ids, true, mix_seed(desc_.seed, uint64_t(steps_), uint64_t(i)), tr);
-    return binary_cross_entropy_logit(tr.logit(0, 0), float(set[i].label), nullptr, 1.0f);
-  });
-}
-
-float SentimentModel::train_step(const std::vector<data::Review>& set, const std::vector<int>& batch) {
-  const float l = forward_backward(set, batch);
-  optimizer.step(params());
-  ++steps_;
+double SentimentModel::example_gradient(const Set& set, int i, float scale) {
+  Trace tr;
+  forward(set[size_t(i)].ids, true, mix_seed(desc_.seed, uint64_t(steps_), uint64_t(i)), tr);
+  Mat dlogit(1, 1);
+  const float l = binary_cross_entropy_logit(tr.logit(0, 0), float(set[size_t(i)].label), &dlogit(0, 0), scale);
+  Mat ddropped, dX;
+  out_.backward(tr.dropped, dlogit, &ddropped);
+  const Mat dZ = mean_rows_backward(apply_mask(ddropped, tr.mask), int(set[size_t(i)].ids.size()));
+  self_attention_backward(attention_, tr.att, dZ, dX);
+  // PE is constant: dX passes through the sum; with concat only the learned
+  // columns go back to the embedding.
+  if (desc_.position == PositionMode::concat)
+    embed_.backward(set[size_t(i)].ids, combine_positional_backward(dX, sentiment_embed_width(desc_), CombineKind::concat));
+  else
+    embed_.backward(set[size_t(i)].ids, dX);
   return l;
+}
+
+double SentimentModel::example_loss(const Set& set, int i) const {
+  Trace tr;
+  forward(set[size_t(i)].ids, true, mix_seed(desc_.seed, uint64_t(steps_), uint64_t(i)), tr);
+  return binary_cross_entropy_logit(tr.logit(0, 0), float(set[size_t(i)].label), nullptr, 1.0f);
 }
 
 EvalResult SentimentModel::evaluate(const std::vector<data::Review>& set) const {

@@ -29,8 +29,8 @@
 
 #include "data/sentiment.h"
 #include "train/layers.h"
+#include "train/model.h"
 #include "train/model_common.h"
-#include "train/optim.h"
 
 namespace attn::train {
 
@@ -57,17 +57,12 @@ std::string sentiment_desc_error(const SentimentModelDesc& desc);
 // Width of the learned embedding: d, or d - d_pe with concatenated positions.
 int sentiment_embed_width(const SentimentModelDesc& desc);
 
-class SentimentModel {
+// Trained by Model (model.h): the loss is the mean binary cross-entropy over
+// the batch, with dropout masks fixed by (seed, step, example).
+class SentimentModel : public Model<data::Review> {
  public:
   explicit SentimentModel(const SentimentModelDesc& desc);
 
-  ParamList params();
-  // Mean BCE over the batch with dropout masks fixed by (seed, step, example);
-  // zeroes, then accumulates gradients.
-  float forward_backward(const std::vector<data::Review>& set, const std::vector<int>& batch);
-  // The same training-mode loss (same dropout masks), no gradients.
-  float loss(const std::vector<data::Review>& set, const std::vector<int>& batch) const;
-  float train_step(const std::vector<data::Review>& set, const std::vector<int>& batch);
   // Evaluation mode (no dropout): mean BCE and accuracy at threshold 0.5.
   EvalResult evaluate(const std::vector<data::Review>& set) const;
 
@@ -83,15 +78,17 @@ class SentimentModel {
   std::vector<ShapeInfo> describe_layers(int n, int batch = 32) const;
 
   const SentimentModelDesc& desc() const { return desc_; }
-  long steps() const { return steps_; }
-  Optimizer optimizer;
+
+ protected:
+  void collect(ParamList& p) override;
+  double example_gradient(const Set& set, int i, float scale) override;
+  double example_loss(const Set& set, int i) const override;
 
  private:
   struct Trace;
   void forward(const std::vector<int>& ids, bool training, uint64_t noise_seed, Trace& tr) const;
 
   SentimentModelDesc desc_;
-  long steps_ = 0;
   Embedding embed_;
   SelfAttentionLayer attention_;
   Dense out_;  // (h*d_h -> 1)

@@ -7,32 +7,23 @@
 
 #include <algorithm>
 
+#include "base/enum_names.h"
 #include "train/kernels.h"
 #include "train/loss.h"
 
 namespace attn::train {
 
 // ---------------------------------------------------------------- 1 names and construction
-const char* context_kind_name(ContextKind kind) {
-  switch (kind) {
-    case ContextKind::none: return "none";
-    case ContextKind::additive: return "additive";
-    case ContextKind::general: return "general";
-    case ContextKind::dot: return "dot";
-  }
-  return "?";
-}
+namespace {
+// The canonical names first; the papers' names are aliases.
+constexpr EnumName<ContextKind> kContextKinds[] = {
+    {ContextKind::none, "none"},         {ContextKind::additive, "additive"},   {ContextKind::general, "general"},
+    {ContextKind::dot, "dot"},           {ContextKind::additive, "bahdanau"},   {ContextKind::general, "luong"},
+    {ContextKind::general, "multiplicative"}};
+}  // namespace
 
-bool parse_context_kind(const std::string& name, ContextKind* kind) {
-  for (ContextKind k : {ContextKind::none, ContextKind::additive, ContextKind::general, ContextKind::dot})
-    if (name == context_kind_name(k)) {
-      *kind = k;
-      return true;
-    }
-  if (name == "bahdanau") { *kind = ContextKind::additive; return true; }
-  if (name == "luong" || name == "multiplicative") { *kind = ContextKind::general; return true; }
-  return false;
-}
+const char* context_kind_name(ContextKind kind) { return enum_name(kContextKinds, kind); }
+bool parse_context_kind(const std::string& name, ContextKind* kind) { return parse_enum(kContextKinds, name, kind); }
 
 namespace {
 AlignScore align_of(ContextKind kind) {
@@ -41,8 +32,7 @@ AlignScore align_of(ContextKind kind) {
 }
 }  // namespace
 
-Seq2SeqModel::Seq2SeqModel(const Seq2SeqDesc& desc) : desc_(desc) {
-  optimizer.desc = desc.optimizer;
+Seq2SeqModel::Seq2SeqModel(const Seq2SeqDesc& desc) : Model(desc.optimizer), desc_(desc) {
   Rng rng(desc.seed);
   const int E = desc.embed, H = desc.hidden;
   source_embed_.init("source_embed", desc.source_vocab, E, rng, 0.5f);
@@ -53,15 +43,13 @@ Seq2SeqModel::Seq2SeqModel(const Seq2SeqDesc& desc) : desc_(desc) {
   out_.init("out", 2 * H, desc.target_vocab, rng);
 }
 
-ParamList Seq2SeqModel::params() {
-  ParamList p;
+void Seq2SeqModel::collect(ParamList& p) {
   source_embed_.collect(p);
   target_embed_.collect(p);
   encoder_.collect(p);
   decoder_.collect(p);
   if (desc_.context != ContextKind::none) attention_.collect(p);
   out_.collect(p);
-  return p;
 }
 
 // ---------------------------------------------------------------- 2 forward
@@ -155,48 +143,27 @@ float Seq2SeqModel::backward_pair(Trace& tr, float scale) {
 }
 
 // ---------------------------------------------------------------- 4 training and evaluation
-namespace {
-int batch_tokens(const std::vector<data::TranslationPair>& set, const std::vector<int>& batch) {
+// The loss is the mean over the batch's target tokens (each sentence's words
+// and its <eos>), not over sentences.
+int Seq2SeqModel::batch_units(const Set& set, const std::vector<int>& batch) const {
   int n = 0;
-  for (int i : batch) n += int(set[i].target_ids.size()) + 1;  // + <eos>
+  for (int i : batch) n += int(set[size_t(i)].target_ids.size()) + 1;  // + <eos>
   return n;
 }
-}  // namespace
 
-float Seq2SeqModel::forward_backward(const std::vector<data::TranslationPair>& set, const std::vector<int>& batch) {
-  const ParamList p = params();
-  zero_grads(p);
-  const int n = batch_tokens(set, batch);
-  if (n == 0) return 0.0f;
-  const float scale = 1.0f / float(n);
-  double total = 0.0;
-  for (int i : batch) {
-    Trace tr;
-    forward_pair(set[i].source_ids, set[i].target_ids, tr);
-    total += backward_pair(tr, scale);
-  }
-  return float(total / n);
+double Seq2SeqModel::example_gradient(const Set& set, int i, float scale) {
+  Trace tr;
+  forward_pair(set[size_t(i)].source_ids, set[size_t(i)].target_ids, tr);
+  return backward_pair(tr, scale);
 }
 
-float Seq2SeqModel::loss(const std::vector<data::TranslationPair>& set, const std::vector<int>& batch) const {
-  const int n = batch_tokens(set, batch);
-  if (n == 0) return 0.0f;
+double Seq2SeqModel::example_loss(const Set& set, int i) const {
+  Trace tr;
+  forward_pair(set[size_t(i)].source_ids, set[size_t(i)].target_ids, tr);
   double total = 0.0;
-  for (int i : batch) {
-    Trace tr;
-    forward_pair(set[i].source_ids, set[i].target_ids, tr);
-    const int V = desc_.target_vocab;
-    for (int t = 0; t < int(tr.dec_out.size()); ++t)
-      total += softmax_cross_entropy_row(&tr.logits(t, 0), V, tr.dec_out[t], nullptr, 1.0f);
-  }
-  return float(total / n);
-}
-
-float Seq2SeqModel::train_step(const std::vector<data::TranslationPair>& set, const std::vector<int>& batch) {
-  const float l = forward_backward(set, batch);
-  optimizer.step(params());
-  ++steps_;
-  return l;
+  for (int t = 0; t < int(tr.dec_out.size()); ++t)
+    total += softmax_cross_entropy_row(&tr.logits(t, 0), desc_.target_vocab, tr.dec_out[size_t(t)], nullptr, 1.0f);
+  return total;
 }
 
 Seq2SeqEval Seq2SeqModel::evaluate(const std::vector<data::TranslationPair>& set) const {

@@ -32,8 +32,8 @@
 #include "base/tensor.h"
 #include "data/translation.h"
 #include "train/layers.h"
+#include "train/model.h"
 #include "train/model_common.h"
-#include "train/optim.h"
 
 namespace attn::train {
 
@@ -74,18 +74,12 @@ struct Seq2SeqForce {
   int source = 0;
 };
 
-class Seq2SeqModel {
+// Trained by Model (model.h): the loss is the mean cross-entropy over the
+// batch's target tokens.
+class Seq2SeqModel : public Model<data::TranslationPair> {
  public:
   explicit Seq2SeqModel(const Seq2SeqDesc& desc);
 
-  ParamList params();
-  // Mean token loss over the batch (indices into `set`); gradients are zeroed
-  // first, then accumulated. Does not update the weights.
-  float forward_backward(const std::vector<data::TranslationPair>& set, const std::vector<int>& batch);
-  // The same loss without gradients.
-  float loss(const std::vector<data::TranslationPair>& set, const std::vector<int>& batch) const;
-  // forward_backward + one optimiser step; returns the batch loss.
-  float train_step(const std::vector<data::TranslationPair>& set, const std::vector<int>& batch);
   Seq2SeqEval evaluate(const std::vector<data::TranslationPair>& set) const;
 
   Seq2SeqDecode greedy_decode(const std::vector<int>& source, int max_length = 16,
@@ -95,8 +89,12 @@ class Seq2SeqModel {
   Mat alignment(const std::vector<int>& source, const std::vector<int>& target) const;
 
   const Seq2SeqDesc& desc() const { return desc_; }
-  long steps() const { return steps_; }
-  Optimizer optimizer;
+
+ protected:
+  void collect(ParamList& p) override;
+  double example_gradient(const Set& set, int i, float scale) override;
+  double example_loss(const Set& set, int i) const override;
+  int batch_units(const Set& set, const std::vector<int>& batch) const override;
 
  private:
   struct Trace;
@@ -104,7 +102,6 @@ class Seq2SeqModel {
   float backward_pair(Trace& tr, float scale);
 
   Seq2SeqDesc desc_;
-  long steps_ = 0;
   Embedding source_embed_, target_embed_;
   RecurrentLayer encoder_, decoder_;
   DecoderAttention attention_;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/enum_names.h"
 #include "train/fmath.h"
 #include "train/kernels.h"
 #include "train/loss.h"
@@ -15,26 +16,17 @@
 namespace attn::train {
 
 // ---------------------------------------------------------------- 1 names and construction
-const char* sequence_model_kind_name(SequenceModelKind kind) {
-  switch (kind) {
-    case SequenceModelKind::rnn_tanh: return "rnn";
-    case SequenceModelKind::lstm: return "lstm";
-    case SequenceModelKind::gru: return "gru";
-    case SequenceModelKind::attention: return "attention";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<SequenceModelKind> kSequenceModelKinds[] = {
+    {SequenceModelKind::rnn_tanh, "rnn"},           {SequenceModelKind::lstm, "lstm"},
+    {SequenceModelKind::gru, "gru"},                {SequenceModelKind::attention, "attention"},
+    {SequenceModelKind::rnn_tanh, "rnn_tanh"},      {SequenceModelKind::attention, "transformer"},
+    {SequenceModelKind::attention, "self_attention"}};
+}  // namespace
 
+const char* sequence_model_kind_name(SequenceModelKind kind) { return enum_name(kSequenceModelKinds, kind); }
 bool parse_sequence_model_kind(const std::string& name, SequenceModelKind* kind) {
-  for (SequenceModelKind k : {SequenceModelKind::rnn_tanh, SequenceModelKind::lstm, SequenceModelKind::gru,
-                              SequenceModelKind::attention})
-    if (name == sequence_model_kind_name(k)) {
-      *kind = k;
-      return true;
-    }
-  if (name == "rnn_tanh") { *kind = SequenceModelKind::rnn_tanh; return true; }
-  if (name == "transformer" || name == "self_attention") { *kind = SequenceModelKind::attention; return true; }
-  return false;
+  return parse_enum(kSequenceModelKinds, name, kind);
 }
 
 namespace {
@@ -44,8 +36,7 @@ CellKind cell_of(SequenceModelKind kind) {
 }
 }  // namespace
 
-SequenceClassifier::SequenceClassifier(const SequenceClassifierDesc& desc) : desc_(desc) {
-  optimizer.desc = desc.optimizer;
+SequenceClassifier::SequenceClassifier(const SequenceClassifierDesc& desc) : Model(desc.optimizer), desc_(desc) {
   Rng rng(desc.seed);
   const int E = desc.embed;
   embed_.init("embed", desc.vocab, E, rng, 0.5f);
@@ -65,8 +56,7 @@ SequenceClassifier::SequenceClassifier(const SequenceClassifierDesc& desc) : des
   }
 }
 
-ParamList SequenceClassifier::params() {
-  ParamList p;
+void SequenceClassifier::collect(ParamList& p) {
   embed_.collect(p);
   if (desc_.kind == SequenceModelKind::attention) {
     for (Block& b : blocks_) {
@@ -78,7 +68,6 @@ ParamList SequenceClassifier::params() {
     rnn_.collect(p);
   }
   head_.collect(p);
-  return p;
 }
 
 // ---------------------------------------------------------------- 2 forward
@@ -172,51 +161,19 @@ void SequenceClassifier::backward(const std::vector<int>& tokens, Trace& tr, con
 }
 
 // ---------------------------------------------------------------- 4 training and evaluation
-float SequenceClassifier::forward_backward(const std::vector<data::LabeledSequence>& set,
-                                           const std::vector<int>& batch) {
-  begin_step();
-  if (batch.empty()) return 0.0f;
-  accumulate(set, batch, 0, int(batch.size()));
-  return float(part_total_ / double(batch.size()));
-}
-
-void SequenceClassifier::begin_step() {
-  zero_grads(params());
-  part_total_ = 0.0;
-}
-
-void SequenceClassifier::accumulate(const std::vector<data::LabeledSequence>& set, const std::vector<int>& batch,
-                                    int begin, int end) {
-  if (batch.empty()) return;
-  const float scale = 1.0f / float(batch.size());
-  std::vector<float> dlogits(desc_.classes);
-  for (int k = std::max(0, begin); k < std::min(end, int(batch.size())); ++k) {
-    const int i = batch[size_t(k)];
-    Trace tr;
-    forward(set[i].tokens, tr);
-    part_total_ += softmax_cross_entropy_row(tr.logits.data(), desc_.classes, set[i].label, dlogits.data(), scale);
-    backward(set[i].tokens, tr, dlogits.data());
-  }
-}
-
-float SequenceClassifier::finish_step(const std::vector<int>& batch) {
-  const float l = batch.empty() ? 0.0f : float(part_total_ / double(batch.size()));
-  optimizer.step(params());
-  ++steps_;
+double SequenceClassifier::example_gradient(const Set& set, int i, float scale) {
+  std::vector<float> dlogits(size_t(desc_.classes));
+  Trace tr;
+  forward(set[size_t(i)].tokens, tr);
+  const float l = softmax_cross_entropy_row(tr.logits.data(), desc_.classes, set[size_t(i)].label, dlogits.data(), scale);
+  backward(set[size_t(i)].tokens, tr, dlogits.data());
   return l;
 }
 
-float SequenceClassifier::loss(const std::vector<data::LabeledSequence>& set, const std::vector<int>& batch) const {
-  return mean_over_batch(batch, [&](int i, float) {
-    Trace tr;
-    forward(set[i].tokens, tr);
-    return softmax_cross_entropy_row(tr.logits.data(), desc_.classes, set[i].label, nullptr, 1.0f);
-  });
-}
-
-float SequenceClassifier::train_step(const std::vector<data::LabeledSequence>& set, const std::vector<int>& batch) {
-  forward_backward(set, batch);
-  return finish_step(batch);
+double SequenceClassifier::example_loss(const Set& set, int i) const {
+  Trace tr;
+  forward(set[size_t(i)].tokens, tr);
+  return softmax_cross_entropy_row(tr.logits.data(), desc_.classes, set[size_t(i)].label, nullptr, 1.0f);
 }
 
 EvalResult SequenceClassifier::evaluate(const std::vector<data::LabeledSequence>& set) const {

@@ -29,8 +29,8 @@
 #include "attn/recurrent.h"
 #include "data/long_range.h"
 #include "train/layers.h"
+#include "train/model.h"
 #include "train/model_common.h"
-#include "train/optim.h"
 
 namespace attn::train {
 
@@ -53,23 +53,11 @@ struct SequenceClassifierDesc {
   uint64_t seed = 1;
 };
 
-class SequenceClassifier {
+// Trained by Model (model.h): the loss is the mean cross-entropy over the batch.
+class SequenceClassifier : public Model<data::LabeledSequence> {
  public:
   explicit SequenceClassifier(const SequenceClassifierDesc& desc);
 
-  ParamList params();
-  // Mean cross-entropy over the batch; zeroes, then accumulates gradients.
-  float forward_backward(const std::vector<data::LabeledSequence>& set, const std::vector<int>& batch);
-  float loss(const std::vector<data::LabeledSequence>& set, const std::vector<int>& batch) const;
-  float train_step(const std::vector<data::LabeledSequence>& set, const std::vector<int>& batch);
-  // The same step in parts, so a page can spread a long one over frames:
-  // begin_step(), then accumulate() over consecutive ranges [begin, end) of the
-  // batch, then finish_step(), which updates the weights and returns the mean
-  // loss. The examples are visited in the same order as train_step(), so the
-  // gradients, weights and loss are bit for bit the same.
-  void begin_step();
-  void accumulate(const std::vector<data::LabeledSequence>& set, const std::vector<int>& batch, int begin, int end);
-  float finish_step(const std::vector<int>& batch);
   EvalResult evaluate(const std::vector<data::LabeledSequence>& set) const;
   int predict(const std::vector<int>& tokens) const;
   // Softmax of the logits: one probability per class.
@@ -78,8 +66,11 @@ class SequenceClassifier {
   std::vector<std::vector<Mat>> attention_weights(const std::vector<int>& tokens) const;
 
   const SequenceClassifierDesc& desc() const { return desc_; }
-  long steps() const { return steps_; }
-  Optimizer optimizer;
+
+ protected:
+  void collect(ParamList& p) override;
+  double example_gradient(const Set& set, int i, float scale) override;
+  double example_loss(const Set& set, int i) const override;
 
  private:
   struct Block {
@@ -91,8 +82,6 @@ class SequenceClassifier {
   void backward(const std::vector<int>& tokens, Trace& tr, const float* dlogits);
 
   SequenceClassifierDesc desc_;
-  long steps_ = 0;
-  double part_total_ = 0.0;  // loss summed over the examples accumulated so far
   Embedding embed_;
   RecurrentLayer rnn_;
   std::vector<Block> blocks_;

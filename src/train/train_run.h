@@ -74,9 +74,31 @@ struct RunDesc {
   float dropout = -1.0f;      // sentiment model: dropout rate (< 0: its default 0.5; 0: off)
 };
 
+// One model with its data, behind what TrainRun needs: a step on a batch (whole
+// or in parts), held-out evaluation over a range, and the parameter registry.
+// train_run.cpp has one for every model family.
+class RunTask {
+ public:
+  virtual ~RunTask() = default;
+  virtual int train_size() const = 0;
+  virtual int heldout_size() const = 0;
+  virtual float step(const std::vector<int>& batch) = 0;
+  // Whether a page may take a step in parts (the slow models); parts give the
+  // same bits as the whole step.
+  virtual bool splits_steps() const = 0;
+  virtual void begin_step() = 0;
+  virtual void accumulate(const std::vector<int>& batch, int begin, int end) = 0;
+  virtual float finish_step(const std::vector<int>& batch) = 0;
+  virtual EvalResult evaluate_range(int begin, int end) const = 0;
+  virtual ParamList params() = 0;
+};
+
 class TrainRun {
  public:
   explicit TrainRun(const RunDesc& desc);
+  // The task points into the run's own data: a run stays where it was built.
+  TrainRun(const TrainRun&) = delete;
+  TrainRun& operator=(const TrainRun&) = delete;
 
   // One mini-batch step; returns its loss (also appended to losses()).
   float step();
@@ -84,9 +106,9 @@ class TrainRun {
   // each call works through at most max_examples of the batch (the first call
   // draws it), and the call that finishes it updates the weights and returns
   // true (its loss is then losses().back()). Losses and weights are exactly those
-  // of step(). Only the long-range classifiers and the induction model, whose
-  // steps are the slow ones, split; the other models take the whole step in the
-  // first call.
+  // of step(). Only the long-range and word-order classifiers and the induction
+  // model, whose steps are the slow ones, split; the other models take the whole
+  // step in the first call.
   bool step_part(int max_examples);
   // True between the first and the last call of a step taken in parts.
   bool mid_step() const { return !part_batch_.empty(); }
@@ -98,35 +120,37 @@ class TrainRun {
   // The same over held-out examples [begin, end) only, so a page can spread one
   // evaluation over several frames; results over consecutive ranges combine with
   // combine_eval(). Out-of-range bounds are clamped.
-  EvalResult evaluate_range(int begin, int end) const;
-  int heldout_size() const;
+  EvalResult evaluate_range(int begin, int end) const { return task_->evaluate_range(begin, end); }
+  int heldout_size() const { return task_->heldout_size(); }
 
   const RunDesc& desc() const { return desc_; }
   long steps() const { return long(losses_.size()); }
   int epoch() const { return order_.epoch; }
   const std::vector<float>& losses() const { return losses_; }
-  long parameter_count();
-  int train_size() const;
+  // The model's parameter registry (model.h), and how many numbers it holds.
+  ParamList params() { return task_->params(); }
+  long parameter_count() { return count_values(params()); }
+  int train_size() const { return order_.n; }
 
   // The concrete model and data (null unless the kind uses them).
-  Seq2SeqModel* translation() { return translation_.get(); }
-  SequenceClassifier* long_range() { return long_range_.get(); }  // also the word-order models
-  SentimentModel* sentiment() { return sentiment_.get(); }
-  BiRnnClassifier* birnn() { return birnn_.get(); }
-  GlimpseModel* glimpse() { return glimpse_.get(); }
-  InductionModel* induction() { return induction_.get(); }
-  const Seq2SeqModel* translation() const { return translation_.get(); }
-  const SentimentModel* sentiment() const { return sentiment_.get(); }
-  const BiRnnClassifier* birnn() const { return birnn_.get(); }
-  const GlimpseModel* glimpse() const { return glimpse_.get(); }
-  const InductionModel* induction() const { return induction_.get(); }
+  Seq2SeqModel* translation() { return translation_; }
+  SequenceClassifier* long_range() { return long_range_; }  // also the word-order models
+  SentimentModel* sentiment() { return sentiment_; }
+  BiRnnClassifier* birnn() { return birnn_; }
+  GlimpseModel* glimpse() { return glimpse_; }
+  InductionModel* induction() { return induction_; }
+  const Seq2SeqModel* translation() const { return translation_; }
+  const SequenceClassifier* long_range() const { return long_range_; }
+  const SentimentModel* sentiment() const { return sentiment_; }
+  const BiRnnClassifier* birnn() const { return birnn_; }
+  const GlimpseModel* glimpse() const { return glimpse_; }
+  const InductionModel* induction() const { return induction_; }
   const data::TranslationCorpus& translation_data() const { return corpus_; }
   const data::LongRangeData& long_range_data() const { return long_range_data_; }
   const data::SentimentData& sentiment_data() const { return sentiment_data_; }
   const data::PatchData& patch_data() const { return patch_data_; }
   const data::InductionData& induction_data() const { return induction_data_; }
   const data::WordOrderData& word_order_data() const { return word_order_data_; }
-  const SequenceClassifier* long_range() const { return long_range_.get(); }
 
  private:
   RunDesc desc_;
@@ -140,14 +164,13 @@ class TrainRun {
   data::PatchData patch_data_;
   data::InductionData induction_data_;
   data::WordOrderData word_order_data_;
-  // The training or held-out sequences of the long-range or word-order model.
-  const std::vector<data::LabeledSequence>& sequences(bool heldout) const;
-  std::unique_ptr<Seq2SeqModel> translation_;
-  std::unique_ptr<SequenceClassifier> long_range_;
-  std::unique_ptr<SentimentModel> sentiment_;
-  std::unique_ptr<BiRnnClassifier> birnn_;
-  std::unique_ptr<GlimpseModel> glimpse_;
-  std::unique_ptr<InductionModel> induction_;
+  std::unique_ptr<RunTask> task_;  // owns the model
+  Seq2SeqModel* translation_ = nullptr;
+  SequenceClassifier* long_range_ = nullptr;
+  SentimentModel* sentiment_ = nullptr;
+  BiRnnClassifier* birnn_ = nullptr;
+  GlimpseModel* glimpse_ = nullptr;
+  InductionModel* induction_ = nullptr;
 };
 
 // Count-weighted mean of two partial evaluations.
