@@ -341,8 +341,15 @@
     lessons: () => ask('lessons'),
     // Current lesson, step, editable values and settings, computed outputs, notices.
     state: () => ask('state'),
-    // Interactive widgets drawn in the last frame: [{id, kind, rect: {x, y, width, height}}] in CSS pixels.
-    widgets: () => ask('widgets'),
+    // Interactive widgets drawn in the last frame: [{id, kind, rect: {x, y, width, height}}] in the
+    // page's CSS pixels, relative to the viewport (what mouse and touch events use): the lab
+    // draws them relative to its canvas, and the canvas sits under a top bar on phones and tablets.
+    widgets: () => {
+      const list = ask('widgets');
+      const c = canvasEl.getBoundingClientRect();
+      for (const w of list || []) { w.rect.x += c.left; w.rect.y += c.top; }
+      return list;
+    },
     // Messages the lab reported (lessons that failed to load, ...), then page-level errors.
     errors: () => ask('errors').concat(pageErrors),
     // Go to a lesson (by id) and step (0-based); true when both exist.
@@ -359,6 +366,12 @@
     // True when the step has one.
     train: (action, speed) => ask('train', { action: String(action), speed: String(speed || '') }),
   };
+  // The lab saves at most a few times a second; what changed since the last save
+  // is written as the page goes away or out of sight (a closed tab, a reload, a
+  // phone switching apps), so the learner's last edit is never lost.
+  const flush = () => { if (Module.calledRun) ask('flush'); };
+  window.addEventListener('pagehide', flush);
+  document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') flush(); });
   // Following a link typed into the address bar, without reloading.
   window.addEventListener('hashchange', () => {
     if (Module.calledRun) ask('link', { fragment: fragmentOf(location.hash) });

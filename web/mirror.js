@@ -254,6 +254,7 @@
         if (again) again.focus({ preventScroll: true });
       }
       last = m;
+      root.dataset.revision = String(m.revision);  // which of the lab's changes this shows (tests wait for it)
       say(news);
     }
 

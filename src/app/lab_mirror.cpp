@@ -233,6 +233,7 @@ Value lab_mirror_json(const LabApp& app) {
   o.set("lang", lang);
   o.set("lessonId", lesson.id);
   o.set("stepId", step.id);
+  o.set("revision", double(app.revision));  // the page marks which change its mirror shows
   o.set("words", words(lang));
   if (!app.outputs.error.empty()) o.set("error", app.outputs.error);
 

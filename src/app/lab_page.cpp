@@ -86,6 +86,7 @@ Value lab_state_json(const LabApp& app) {
   s.set("uiMs", app.ui_ms);
   s.set("frameComputeMs", app.frame_compute_shown);
   s.set("frames", double(app.frames));
+  s.set("revision", double(app.revision));  // counts changes the mirror shows
   // What the last frame handed the GPU (ImGui's draw lists), for the frame-rate work.
   if (const ImDrawData* dd = ImGui::GetCurrentContext() ? ImGui::GetDrawData() : nullptr; dd && dd->Valid) {
     int cmds = 0;
@@ -150,6 +151,10 @@ std::string lab_page_query(const std::string& name, const std::string& arg, void
   else if (name == "errors") answer = lab_errors_json(app);
   else if (name == "prose") answer = lab_prose_json(app);
   else if (name == "mirror") answer = lab_mirror_json(app);
+  else if (name == "flush") {
+    lab_save(app, 0.0);  // the page is going away: write what is not saved yet
+    answer = !app.dirty;
+  }
   else if (name == "goto" || name == "loadLesson" || name == "language" || name == "link" || name == "share" ||
            name == "train" || name == "layout" || name == "typeNumber" || name == "help" || name == "quizPick" ||
            name == "quizCheck" || name == "hint" || name == "solution" || name == "setting") {

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openLab, state, frames } from './harness.mjs';
+import { openLab, state, frames, until, mirrorCaughtUp } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(join(here, '..', '..', 'package.json'));
@@ -20,14 +20,16 @@ let lab;
 before(async () => { lab = await openLab(); });
 after(async () => { await lab?.close(); });
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function go(page, lesson, step) {
   assert.ok(await page.evaluate(([l, s]) => window.attnlab.goto(l, s), [lesson, step]));
   await frames(page, 3);
-  await sleep(300);  // the mirror is rebuilt a moment after a change
+  await mirrorCaughtUp(page);  // the mirror is rebuilt a moment after a change
 }
 const mirror = (page) => page.locator('#mirror');
 const announced = (page) => page.textContent('#announce');
+// The live region is filled a moment after the change it reports.
+const announcement = (page, pattern) => until(async () => pattern.test(await announced(page)),
+                                              `an announcement matching ${pattern}`);
 
 test('every step in both languages passes axe-core (WCAG 2.1 A and AA)', async () => {
   const { page } = lab;
@@ -64,9 +66,8 @@ test('a number is edited through its spinbutton, and the change is announced', a
   await cell.fill('0.25');
   await cell.press('Enter');
   await frames(page, 3);
-  await sleep(400);
   assert.equal((await state(page)).values.q[1][0], 0.25);
-  assert.match(await announced(page), /chase, d1.*0\.25/);
+  await announcement(page, /chase, d1.*0\.25/);
   // A word is refused with a reason, and the value is kept.
   await cell.fill('');
   await cell.type('-');
@@ -85,21 +86,21 @@ test('a quiz is answered with its radio buttons and Check, and the exercise hint
   await quiz.getByRole('radio', { name: 'mice' }).press('Space');
   await frames(page, 2);
   assert.equal((await state(page)).quizzes[0].picked, 2);
-  await sleep(300);
+  await mirrorCaughtUp(page);
   await quiz.getByRole('button', { name: 'Check' }).press('Enter');
   await frames(page, 3);
-  await sleep(400);
   const q = (await state(page)).quizzes[0];
   assert.equal(q.checked, true);
-  assert.match(await announced(page), q.right ? /Right/ : /Not quite/);
+  await announcement(page, q.right ? /Right/ : /Not quite/);
+  await mirrorCaughtUp(page);
   // The explanation is now in the mirror, as on the canvas.
   assert.ok((await mirror(page).textContent()).includes(q.right ? 'Right!' : 'Not quite'));
 
   const before = (await state(page)).exercises[0].hintsShown;
   await mirror(page).getByRole('button', { name: /Show a hint|Another hint/ }).first().press('Enter');
   await frames(page, 2);
-  await sleep(300);
   assert.equal((await state(page)).exercises[0].hintsShown, before + 1);
+  await mirrorCaughtUp(page);
   assert.ok(await mirror(page).getByRole('listitem').count() >= 1);
   // The goal's live status is read out with its numbers.
   assert.match(await mirror(page).textContent(), /Not yet: .*now/);
@@ -110,21 +111,21 @@ test('training is started and paused with real buttons, with a progress bar', as
   await go(page, 'encoder-decoder', 0);
   const quiz = mirror(page).getByRole('group', { name: /love/ });
   await quiz.getByRole('radio').nth(1).press('Space');
-  await sleep(300);
+  await mirrorCaughtUp(page);
   await quiz.getByRole('button', { name: 'Check' }).press('Enter');
-  await sleep(400);
+  await mirrorCaughtUp(page);
   await mirror(page).getByRole('button', { name: 'Start' }).press('Enter');
   await frames(page, 3);
   assert.equal((await state(page)).experiment.running, true);
-  await sleep(1500);
-  assert.match(await announced(page), /Training started/);
+  await announcement(page, /Training started/);
   assert.equal(await mirror(page).getByRole('progressbar').count(), 1);
+  await until(async () => (await state(page)).experiment.steps > 0, 'a training step', 120000);
   await mirror(page).getByRole('button', { name: 'Pause' }).press('Enter');
   await frames(page, 3);
   const st = await state(page);
   assert.equal(st.experiment.running, false);
-  await sleep(1500);
-  assert.match(await announced(page), /Training paused/);
+  await announcement(page, /Training paused/);
+  await mirrorCaughtUp(page);
   assert.ok(Number(await mirror(page).getByRole('progressbar').getAttribute('value')) > 0);
   await page.evaluate(() => window.attnlab.train('reset'));
 });
@@ -133,7 +134,7 @@ test('Tab from the top reaches the words, then the mirror\'s controls in reading
   await lab.reload('#first-look/2');  // a fresh page: Tab starts from the top
   const { page } = lab;
   await frames(page, 3);
-  await sleep(300);
+  await mirrorCaughtUp(page);
   const visited = [];
   for (let i = 0; i < 80; i++) {
     await page.keyboard.press('Tab');

@@ -54,8 +54,19 @@ export async function openLab({ width = 1280, height = 800, deviceScaleFactor = 
     };
     await load(hash);
     // A real reload: same profile (so browser storage is kept), page loaded anew.
-    const reload = async (h = '') => {
+    // `storage` ({key: text}) is written to the origin's localStorage while no lab
+    // is running: a running lab saves on its way out (pagehide), and would
+    // overwrite a value written under it.
+    const reload = async (h = '', { storage } = {}) => {
       await page.goto('about:blank');
+      if (storage) {
+        const blank = server.url + '__storage__';
+        await page.route(blank, (r) => r.fulfill({ contentType: 'text/html', body: '<!doctype html><title>storage</title>' }));
+        await page.goto(blank);
+        await page.evaluate((items) => { for (const [k, v] of Object.entries(items)) localStorage.setItem(k, v); }, storage);
+        await page.unroute(blank);
+        await page.goto('about:blank');
+      }
       await load(h);
     };
     const close = async () => { await browser.close(); if (!given) server.stop(); };
@@ -74,6 +85,27 @@ export const widgets = (page) => page.evaluate(() => window.attnlab.widgets());
 export async function frames(page, n = 3) {
   const start = (await state(page)).frames;
   await page.waitForFunction((s) => window.attnlab.state().frames >= s, start + n);
+}
+
+// Polls check() (every 50 ms) until it returns something truthy and returns
+// that; after `ms` it fails, saying what it waited for. For anything the page
+// does a moment later (the mirror, announcements): never a fixed sleep.
+export async function until(check, what, ms = 60000) {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() - t0 > ms) throw new Error(`waited ${(ms / 1000).toFixed(0)} s for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+// Waits until the page's readable mirror shows the lab's latest change (it is
+// rebuilt a moment after one, and not while a field in it is being typed in).
+export async function mirrorCaughtUp(page) {
+  const { revision } = await state(page);
+  await until(() => page.evaluate((r) => Number(document.getElementById('mirror').dataset.revision ?? -1) >= r, revision),
+              `the mirror to show the lab's change ${revision}`);
 }
 
 export async function widget(page, id) {

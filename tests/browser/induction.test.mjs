@@ -11,7 +11,7 @@
 // test drags the weights of one attention row through the page.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openLab, state, frames, scrollAndClick, screenshotVariety } from './harness.mjs';
+import { openLab, state, frames, scrollAndClick, screenshotVariety, until, mirrorCaughtUp } from './harness.mjs';
 
 let lab;
 before(async () => { lab = await openLab(); });
@@ -24,14 +24,14 @@ const click = scrollAndClick;
 // Types a value into the page's readable mirror of the canvas (its number
 // fields commit through the same path as a drag), then lets the lab redraw.
 async function typeInMirror(page, name, value) {
-  await sleep(300);  // the mirror is rebuilt a moment after a change
+  await mirrorCaughtUp(page);  // the mirror is rebuilt a moment after a change
   const field = page.locator('#mirror').getByRole('spinbutton', { name }).first();
   await field.fill(value);
   await field.press('Enter');
   // Leave the field: the mirror is never rebuilt under a field in use.
   await field.evaluate((e) => e.blur());
   await frames(page, 3);
-  await sleep(300);
+  await mirrorCaughtUp(page);
 }
 
 test('an induction head forms in the page (time and frame rate printed against the 20 s / 30 fps goal), and switching it off raises the repeated-half loss', async () => {
@@ -47,7 +47,7 @@ test('an induction head forms in the page (time and frame rate printed against t
   const f0 = (await state(page)).frames;
   let phaseMs = -1;
   const samples = [];
-  while (Date.now() - t0 < 60000) {
+  while (Date.now() - t0 < 240000) {  // a ceiling far above the seconds it takes
     await sleep(250);
     st = await state(page);
     samples.push({ ms: Date.now() - t0, frames: st.frames, steps: st.experiment.steps });
@@ -66,15 +66,14 @@ test('an induction head forms in the page (time and frame rate printed against t
               `(score ${st.experiment.bestInductionScore.toFixed(2)})`);
   console.log(`goal: phase within 20 s at 30 fps or more: ${phaseMs > 0 && phaseMs <= 20000 ? 'met' : 'missed'} on time, ` +
               `${fps >= 30 ? 'met' : 'missed'} on frame rate`);
-  assert.ok(phaseMs > 0, `no induction phase within 60 s: ${JSON.stringify(samples.slice(-3))}`);
+  assert.ok(phaseMs > 0, `waited 240 s for the induction phase: ${JSON.stringify(samples.slice(-3))}`);
 
   // Train on to the end, then switch the best induction head off.
   await page.evaluate(() => { window.attnlab.train('speed', 'fast'); window.attnlab.train('run'); });
   const t1 = Date.now();
-  while (!(await state(page)).experiment.done && Date.now() - t1 < 150000) await sleep(250);
+  await until(async () => (await state(page)).experiment.done, 'the 600 steps to finish', 300000);
   st = await state(page);
   console.log(`the rest of the 600 steps at fast speed: ${((Date.now() - t1) / 1000).toFixed(1)} s`);
-  assert.ok(st.experiment.done, 'the 600 steps did not finish within 150 s');
   const head = st.experiment.bestInductionHead, kept = st.experiment.repeatedHalfLoss;
   const first = st.experiment.firstHalfLoss, steps = st.experiment.steps;
   assert.ok(st.experiment.bestInductionScore > 0.5, `${st.experiment.bestInductionScore}`);
@@ -106,10 +105,8 @@ test('the best induction head\'s last row, dragged weight by weight, moves its h
   assert.ok(await page.evaluate(() => window.attnlab.goto('induction-heads', 1)));
   await frames(page);
   await page.evaluate(() => { window.attnlab.train('speed', 'fast'); window.attnlab.train('run'); });
-  const t0 = Date.now();
-  while (!(await state(page)).experiment.done && Date.now() - t0 < 120000) await sleep(250);
+  await until(async () => (await state(page)).experiment.done, 'the 300 steps to finish', 300000);
   let st = await state(page);
-  assert.ok(st.experiment.done, 'the 300 steps did not finish within 120 s');
   assert.equal(st.experiment.redirectRow, undefined);
   // One weight on position 2 and one on position 3: half each.
   await typeInMirror(page, /, \w2$/, '1');
