@@ -65,6 +65,15 @@ struct LessonError {
   std::string to_string() const;  // "lessons/file.lesson:12: message"
 };
 
+// Whether two wrapped lines of one paragraph join with no space between them: when
+// the first ends and the next starts with Chinese (a Han character or a full-width
+// mark such as ，。（), or when either side is a full-width mark. Latin text and
+// digits next to a Han character keep their space ("使用 softmax"). Curly quotes,
+// dashes and the ellipsis take the script of the character they are attached to:
+// a line ending “甜的东西” joins the next Chinese line directly, one ending
+// “cats” keeps its space.
+bool joins_without_space(std::string_view line_end, std::string_view next_line);
+
 // The largest matrix a lesson (and so a learner's edit of it) may hold, per side.
 constexpr int kMaxMatrixDim = 64;
 

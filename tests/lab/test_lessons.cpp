@@ -726,3 +726,34 @@ TEST_CASE("checks and solutions name labels that hold <, >, commas or brackets b
   CHECK_FALSE(parse_check("weights[\"<eos>, 0] > 0.5", c, why));  // an unclosed quote
   CHECK_FALSE(parse_check("weights[\"\", 0] > 0.5", c, why));      // an empty label
 }
+
+// ---------------------------------------------------------------- wrapped lines of Chinese
+TEST_CASE("wrapped lines of Chinese join without a space; Latin next to Chinese keeps its space") {
+  // Chinese to Chinese, and a full-width mark on either side: nothing between.
+  CHECK(joins_without_space("它分三步完成", "先用每个位置的查询"));
+  CHECK(joins_without_space("每一对得到一个原始分数；", "再把每一行分数变成权重"));
+  CHECK(joins_without_space("分数", "（原始的）"));
+  CHECK(joins_without_space("softmax（", "归一化）"));
+  CHECK(joins_without_space("得到的权重，", "softmax 之后"));
+  // Latin or a digit next to a Han character: the space stays.
+  CHECK_FALSE(joins_without_space("使用", "softmax 把分数变成权重"));
+  CHECK_FALSE(joins_without_space("最后是 softmax", "再求加权和"));
+  CHECK_FALSE(joins_without_space("一共", "600 条评论"));
+  CHECK_FALSE(joins_without_space("First line", "continues here."));
+  // Curly quotes take the script of what they hold.
+  CHECK(joins_without_space("查询要的是“甜的东西”", "所以苹果分走了权重"));
+  CHECK(joins_without_space("编码器读入", "“我爱中国。”"));
+  CHECK_FALSE(joins_without_space("让 “cats”", "主要关注 “mice”"));
+  CHECK_FALSE(joins_without_space("看向", "“sat”，照抄过来"));
+
+  const std::string src =
+      "lesson: j\ntitle: J\nstep: a\ntitle: A\ntext:\n"
+      "  Two lines\n  of English.\n"
+      "text.zh:\n"
+      "  注意力分三步完成。\n  先打分，\n  再用 softmax\n  归一化，最后用\n  softmax 得到的权重\n  “求和”\n  ，一共\n  3 步。\n";
+  Lesson l;
+  std::vector<LessonError> errors;
+  REQUIRE(parse_lesson("j.lesson", src, l, errors));
+  CHECK(l.steps[0].text.get("en") == "Two lines of English.");
+  CHECK(l.steps[0].text.get("zh") == "注意力分三步完成。先打分，再用 softmax 归一化，最后用 softmax 得到的权重“求和”，一共 3 步。");
+}
