@@ -3,18 +3,21 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "lab/demos.h"
 #include "lab/embedded.h"
 #include "lab/exercise.h"
+#include "lab/lab_state.h"
 #include "lab/lesson.h"
 
 using namespace attn;
@@ -375,9 +378,11 @@ TEST_CASE("every link to a step names an existing step by its title, in each lan
           const auto to = std::find_if(set.lessons.begin(), set.lessons.end(),
                                        [&](const Lesson& x) { return x.id == link.lesson; });
           REQUIRE_MESSAGE(to != set.lessons.end(), "no lesson " << link.lesson);
-          REQUIRE_MESSAGE(link.step >= 1, "steps count from 1");
-          REQUIRE_MESSAGE(size_t(link.step) <= to->steps.size(), link.lesson << " has " << to->steps.size() << " steps");
-          CHECK(link.words == to->steps[size_t(link.step) - 1].title.get(lang));
+          // A number names a step of layout 1 (an old link); a lesson names steps by id.
+          REQUIRE_MESSAGE(!link.step_id.empty(), "name the step by its id, not by number " << link.step);
+          const int step = step_index(*to, link.step_id);
+          REQUIRE_MESSAGE(step >= 0, link.lesson << " has no step " << link.step_id);
+          CHECK(link.words == to->steps[size_t(step)].title.get(lang));
         }
         // A bare "#lesson/3" would show as it is: every one must be inside a link.
         const std::string rest = link_words_only(text);
@@ -394,15 +399,18 @@ TEST_CASE("every link to a step names an existing step by its title, in each lan
 }
 
 TEST_CASE("step links: words and target are read, anything else stays text") {
-  const std::vector<StepLink> links = step_links("see [Keys, values](#focus/3) and [A](#x_y-2/12); [no](focus/3) [no](#f/x) [a]b");
+  const std::vector<StepLink> links =
+      step_links("see [Keys, values](#focus/three-stages) and [A](#x_y-2/12); [no](focus/3) [no](#f/X) [a]b");
   REQUIRE(links.size() == 2);
   CHECK(links[0].words == "Keys, values");
   CHECK(links[0].lesson == "focus");
-  CHECK(links[0].step == 3);
+  CHECK(links[0].step_id == "three-stages");
+  CHECK(links[0].step == 0);
   CHECK(links[1].lesson == "x_y-2");
-  CHECK(links[1].step == 12);
-  CHECK(link_words_only("see [Keys, values](#focus/3).") == "see Keys, values.");
-  CHECK(link_words_only("[no](#F/1) [x](#a/1234)") == "[no](#F/1) [x](#a/1234)");
+  CHECK(links[1].step_id.empty());
+  CHECK(links[1].step == 12);  // a number: a step of layout 1
+  CHECK(link_words_only("see [Keys, values](#focus/three-stages).") == "see Keys, values.");
+  CHECK(link_words_only("[no](#F/1) [x](#a/1234) [y](#a/b.c)") == "[no](#F/1) [x](#a/1234) [y](#a/b.c)");
 }
 
 TEST_CASE("a well-formed lesson parses into steps, params and paragraphs") {
@@ -756,4 +764,289 @@ TEST_CASE("wrapped lines of Chinese join without a space; Latin next to Chinese 
   REQUIRE(parse_lesson("j.lesson", src, l, errors));
   CHECK(l.steps[0].text.get("en") == "Two lines of English.");
   CHECK(l.steps[0].text.get("zh") == "注意力分三步完成。先打分，再用 softmax 归一化，最后用 softmax 得到的权重“求和”，一共 3 步。");
+}
+
+// ---------------------------------------------------------------- layout 1 against today's lessons
+// Nothing a learner saved breaks. Saved progress and old links name steps by
+// position, and saved quiz answers name options by position. Below is layout 1,
+// the lessons at commit 4fc1bf1 as saved state and links see them: each lesson's
+// steps in order, each quiz with its right option (from 1) and its options'
+// English text, each exercise. (Made once from the lesson files at that commit.)
+// Every old link and saved place must land on the step of the same id, every
+// saved answer on the same option, every hint count on its exercise.
+namespace {
+
+const char* kLayout1 = R"layout(
+steps first-look: idea | three-tokens | scaled
+quiz first-look/three-tokens/who-wins: 1 | cats | chase | mice
+exercise first-look/three-tokens/cats-to-mice
+quiz first-look/scaled/sharper-or-flatter: 2 | Sharper: the largest weight in each row grows | Flatter: the weights move towards equal shares | Exactly the same: softmax ignores the scale
+steps focus: reading | bird | three-stages | soft-vs-hard
+quiz focus/reading/predict-focus: 2 | bridge | 1998 | years
+exercise focus/reading/ask-what
+exercise focus/bird/beak-only
+exercise focus/three-stages/ask-for-lime
+quiz focus/soft-vs-hard/predict-hard: 2 | A mix of apple and banana | Exactly banana's value | Exactly apple's value
+exercise focus/soft-vs-hard/almost-hard
+steps inside-the-score: geometry | relevance-row | values | projections
+quiz inside-the-score/geometry/longer-key: 2 | It stays the same: only the angle matters | It doubles | It halves
+exercise inside-the-score/geometry/right-angle
+exercise inside-the-score/geometry/favour-mice
+exercise inside-the-score/relevance-row/chase-irrelevant
+quiz inside-the-score/values/same-values: 1 | Exactly u | Zero | It depends on the weights
+exercise inside-the-score/values/mice-in-action
+quiz inside-the-score/projections/symmetric: 1 | Also 0.40 | Less than 0.40 | It cannot be known from this
+exercise inside-the-score/projections/one-way
+steps scoring: five-scores | dk-slider
+quiz scoring/five-scores/double-q: 2 | Only dot and scaled dot | All except cosine | All five
+exercise scoring/five-scores/general-to-mice
+quiz scoring/dk-slider/entropy-trend: 2 | It rises towards the uniform value | It falls towards 0 | It stays about the same
+exercise scoring/dk-slider/saturate
+steps kinds: modes | local-p | train-hard | cross-self
+quiz kinds/modes/hard-flip: 2 | It changes a little, in proportion to the nudge | It jumps from v_cat to v_mat | It does not change
+exercise kinds/modes/forget-mat
+exercise kinds/local-p/look-right
+quiz kinds/train-hard/hard-backprop: 2 | soft | hard, backprop | hard, REINFORCE | hard, Gumbel
+quiz kinds/cross-self/rows-after-switch: 2 | 3, one per target word | 4, one per source token | 7, one per token of both sentences
+exercise kinds/cross-self/love-to-ai
+steps self-attention: matrix-form | multihead | heads-vs-layers
+exercise self-attention/matrix-form/a3-to-a1
+quiz self-attention/multihead/params-per-heads: 2 | Twice as many | The same | Half as many
+exercise self-attention/multihead/sat-to-cat
+quiz self-attention/heads-vs-layers/unit1-same: 2 | They change, because the arrangement changed | They stay exactly the same | They become uniform
+exercise self-attention/heads-vs-layers/same-unit2
+steps position: shuffle | sinusoids
+quiz position/shuffle/reversed: 1 | The same numbers as before, now in the last row | Different numbers, because "dog" is now the object | All zeros
+exercise position/shuffle/break-symmetry
+quiz position/sinusoids/fastest: 1 | The first pair (i = 0) | The last pair | All columns change at the same speed
+exercise position/sinusoids/fast-clock
+steps heads-parallel: what-heads-learn | parallel | measured
+quiz heads-parallel/what-heads-learn/path-length: 1 | 1 in self-attention, 5 in an RNN | 5 in both | 1 in both
+exercise heads-parallel/what-heads-learn/look-ahead
+quiz heads-parallel/parallel/one-lane: 1 | The RNN | Self-attention | Both the same
+exercise heads-parallel/parallel/enough-lanes
+steps encoder-decoder: alignment | decoding | without-attention
+quiz encoder-decoder/alignment/love-goes-to: 2 | 我 | 爱 | 中国 | 。
+exercise encoder-decoder/decoding/fastest-score
+steps rnn-vs-attention: distance | pooling | order
+quiz rnn-vs-attention/distance/which-falls: 3 | the RNN | the LSTM | self-attention | all three
+exercise rnn-vs-attention/distance/gates-pay-off
+quiz rnn-vs-attention/order/who-learns: 3 | all three | only the RNN | the RNN and self-attention with positions | none of them: 150 steps are too few
+quiz rnn-vs-attention/order/why-positions: 1 | An RNN would bring back n steps in a row, and long paths between distant words | An RNN cannot learn word order | Position encodings make the model more accurate than an RNN on every task
+exercise rnn-vs-attention/order/order-takes-learning
+steps transformer-block: causal | block
+quiz transformer-block/causal/why-mask: 1 | Look at "sat", the very token it must predict, and copy it. | Nothing different: attention never sees its targets. | It can no longer look at "the".
+quiz transformer-block/causal/unchanged-row: 4 | the | cat | sat | down
+exercise transformer-block/causal/look-back
+quiz transformer-block/block/row-mean: 1 | Exactly 0 in every row. | Exactly 1 in every row. | It depends on x.
+quiz transformer-block/block/residual-off: 1 | It falls: the output is built from what the sublayers make of x. | It rises: the sublayers no longer disturb x. | It stays: LayerNorm restores each row anyway.
+exercise transformer-block/block/silence-feature
+steps induction-heads: train | ablate | prompt | translator
+quiz induction-heads/train/loss-shape: 1 | It stays near the first half's, then falls steeply in about 100 steps. | It falls steadily, by about the same amount every step. | It never gets below the first half's.
+quiz induction-heads/ablate/layer-one: 1 | It rises too: the layer-2 head relies on what layer 1 wrote. | Nothing: only induction heads matter for the repeated half. | It falls: one head fewer means less noise.
+exercise induction-heads/ablate/worst-head
+quiz induction-heads/prompt/continue: 1 | the letter A | the letter C | the letter K | the letter F
+quiz induction-heads/prompt/new-letter: 1 | It is unsure: with no earlier G there is nothing to copy. | It confidently predicts A, the letter after F. | It predicts G again.
+quiz induction-heads/translator/forced: 1 | It changes: the word follows what the attention reads. | It stays "China": the alignment is only a picture.
+steps uses: translation | summary | captioning | entailment | reading | classification | labelling | relations | when-it-fits
+quiz uses/translation/where-yesterday: 2 | 书, the last source word | 昨天, the second source word | All four about equally
+exercise uses/translation/article-looks-at-noun
+quiz uses/summary/food-draws-on: 2 | Only "bread" | "bread" and "milk", about half each | "of" and "and"
+exercise uses/summary/up-to-rose
+exercise uses/captioning/next-word-ball
+quiz uses/entailment/indoors-aligns: 1 | outside | ball | None: it contradicts every word, so its weights stay flat
+exercise uses/entailment/pair-by-agreement
+quiz uses/reading/when-looks: 2 | All on "2004", the word with the most time in it | Split between "May" and "2004", together about 0.8 | Evenly over the passage: every word is part of the context
+exercise uses/reading/ask-where
+quiz uses/classification/top-word: 3 | Tom | Rome | great
+exercise uses/classification/plain-average
+quiz uses/labelling/sold-looks: 1 | On Mary, car and Tom, about a third each | On "the" and "to" | On itself
+exercise uses/labelling/tom-hears-to
+exercise uses/relations/pair-paris
+quiz uses/when-it-fits/least-gain: 3 | Answering questions about a 50-page report | Deciding whether two sentences say the same thing | Predicting tomorrow's temperature from today's temperature alone
+exercise uses/when-it-fits/ask-delivery
+steps sentiment-model: model | options | compare | heads
+quiz sentiment-model/model/pooled-shape: 2 | (16, 12, 32) | (16, 32) | (16, 12) | (16, 1)
+quiz sentiment-model/options/stalled: 2 | Reviews that open with a person and a place | Reviews with a negation word (not, never, 不) | The Chinese reviews | The longest reviews
+exercise sentiment-model/options/past-the-plateau
+quiz sentiment-model/compare/no-positions: 3 | Near chance, about 50% | Stuck near 92%, like the one-head model | Level with model A, near 100%
+quiz sentiment-model/heads/review-zero: 3 | i | coffee | not | fantastic
+steps recap: map | qkv-special | mixed
+quiz recap/map/one-sentence: 1 | A weighted sum of values, with weights computed from the data at hand | A fixed weighted sum, with weights learned once and then frozen | A softmax over the whole vocabulary
+exercise recap/qkv-special/long-wins
+quiz recap/mixed/long-sentences: 1 | The score table, n² entries, bought with a path of length one between any two words | The softmax, because its exponentials overflow on long rows | The position encoding, because it needs one new column per word
+quiz recap/mixed/shuffle-and-heads: 1 | They are the same rows in reverse order, however many heads | More heads notice the new order, so the rows change | Only the first head's part changes
+quiz recap/mixed/hard-and-scale: 1 | Hard attention: nearly all the weight goes to the top key | Uniform attention: every key gets the same weight | Local attention: a window opens around the top key
+)layout";
+
+// Exercises of layout 1 that are gone; their saved hint counts are dropped.
+const std::set<std::string> kRemovedExercises = {
+};
+
+struct OldQuiz {
+  std::string lesson, step, id;
+  int answer = 0;  // 0-based
+  std::vector<std::string> options;
+};
+struct Layout1 {
+  std::map<std::string, std::vector<std::string>> steps;  // lesson -> step ids
+  std::vector<OldQuiz> quizzes;
+  std::vector<std::array<std::string, 3>> exercises;  // lesson, step, id
+};
+
+std::vector<std::string> split_on(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  for (;;) {
+    const size_t next = s.find(sep, at);
+    std::string item = s.substr(at, next == std::string::npos ? std::string::npos : next - at);
+    while (!item.empty() && item.front() == ' ') item.erase(0, 1);
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    out.push_back(item);
+    if (next == std::string::npos) return out;
+    at = next + 1;
+  }
+}
+
+Layout1 layout1() {
+  Layout1 out;
+  for (const std::string& line : split_on(kLayout1, '\n')) {
+    if (line.empty()) continue;
+    const size_t space = line.find(' '), colon = line.find(':');
+    const std::string kind = line.substr(0, space);
+    const std::vector<std::string> path = split_on(line.substr(space + 1, (colon == std::string::npos ? line.size() : colon) - space - 1), '/');
+    REQUIRE_MESSAGE(path.size() == (kind == "steps" ? 1u : 3u), "a malformed line: " << line);
+    if (kind == "steps") {
+      out.steps[path[0]] = split_on(line.substr(colon + 1), '|');
+    } else if (kind == "quiz") {
+      std::vector<std::string> items = split_on(line.substr(colon + 1), '|');
+      OldQuiz q{path[0], path[1], path[2], std::atoi(items[0].c_str()) - 1, {}};
+      q.options.assign(items.begin() + 1, items.end());
+      out.quizzes.push_back(q);
+    } else {
+      out.exercises.push_back({path[0], path[1], path[2]});
+    }
+  }
+  return out;
+}
+
+const Lesson* lesson_named(const LessonSet& set, const std::string& id) {
+  for (const Lesson& l : set.lessons)
+    if (l.id == id) return &l;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("layout 1: every old link and saved place lands on the step of the same id") {
+  const LessonSet set = load_embedded_lessons();
+  const Layout1 old = layout1();
+  REQUIRE(old.steps.size() == 15);
+  int steps = 0;
+  for (const auto& entry : old.steps) {
+    const std::string& lesson_id = entry.first;
+    const Lesson* l = lesson_named(set, lesson_id);
+    REQUIRE_MESSAGE(l, "lesson " << lesson_id << " is gone");
+    for (size_t p = 0; p < entry.second.size(); ++p, ++steps) {
+      const std::string& id = entry.second[p];
+      CAPTURE(lesson_id);
+      CAPTURE(id);
+      // The link as the lab wrote it then: "#lesson/3", counted from 1.
+      ParsedLink link;
+      std::string why;
+      REQUIRE(parse_link("#" + lesson_id + "/" + std::to_string(p + 1), set.lessons, &link, &why));
+      REQUIRE_MESSAGE(link.step >= 0, "the old link names no step now: record it in layout-1-steps");
+      CHECK(l->steps[size_t(link.step)].id == id);
+      // A state saved there (version 2: layout 1), with its progress.
+      LabState st;
+      const std::string saved = "{\"version\": 2, \"lesson\": \"" + lesson_id + "\", \"step\": " + std::to_string(p) +
+                                ", \"furthest\": {\"" + lesson_id + "\": " + std::to_string(p) + "}}";
+      REQUIRE(lab_state_from_text(saved, &st, &why));
+      lab_state_fit(&st, set.lessons);
+      CHECK(st.lesson == lesson_id);
+      CHECK(l->steps[size_t(st.step)].id == id);
+      // Progress: at least as far as that step is now, and no step that was further on then.
+      CHECK(st.furthest.at(lesson_id) >= st.step);
+      for (size_t later = p + 1; later < entry.second.size(); ++later)
+        CHECK(step_index(*l, entry.second[later]) > st.furthest.at(lesson_id));
+    }
+  }
+  CHECK(steps == 53);
+}
+
+TEST_CASE("layout 1: every saved quiz answer stays on its option, right stays right and wrong stays wrong") {
+  const LessonSet set = load_embedded_lessons();
+  const Layout1 old = layout1();
+  REQUIRE(old.quizzes.size() == 46);
+  for (const OldQuiz& q : old.quizzes) {
+    CAPTURE(q.lesson + "/" + q.step + "/" + q.id);
+    const Lesson* l = lesson_named(set, q.lesson);
+    REQUIRE(l);
+    std::set<int> landed;
+    for (size_t k = 0; k < q.options.size(); ++k) {
+      CAPTURE(q.options[k]);
+      const std::string saved = "{\"version\": 2, \"lesson\": \"" + q.lesson + "\", \"answers\": {\"" + q.lesson + "/" +
+                                q.step + "\": {\"q\": {\"" + q.id + "\": {\"p\": " + std::to_string(k) + ", \"c\": true}}}}}";
+      LabState st;
+      std::string why;
+      REQUIRE(lab_state_from_text(saved, &st, &why));
+      lab_state_fit(&st, set.lessons);
+      // Find the quiz now (it may have moved to another step of its lesson) and its saved answer.
+      const LessonStep* home = nullptr;
+      const Quiz* now = nullptr;
+      for (const LessonStep& s : l->steps)
+        for (const Quiz& x : s.quizzes)
+          if (x.id == q.id) home = &s, now = &x;
+      REQUIRE_MESSAGE(now, "quiz " << q.id << " is gone");
+      const auto saved_here = st.answers.find(step_key(l->id, home->id));
+      REQUIRE_MESSAGE(saved_here != st.answers.end(), "the answer was dropped");
+      const QuizAnswer a = quizzes_for_step(*home, &saved_here->second)[size_t(now - home->quizzes.data())];
+      REQUIRE_MESSAGE(a.picked >= 0, "the answer was dropped");
+      CHECK(a.checked);
+      CHECK((int(k) == q.answer) == (a.picked == now->answer));
+      CHECK(landed.insert(a.picked).second);
+      // An option whose English words did not change is found by them.
+      for (size_t j = 0; j < now->options.size(); ++j)
+        if (now->options[j].get("en") == q.options[k]) CHECK(a.picked == int(j));
+    }
+  }
+}
+
+TEST_CASE("layout 1: every saved hint count stays with its exercise") {
+  const LessonSet set = load_embedded_lessons();
+  const Layout1 old = layout1();
+  REQUIRE(old.exercises.size() == 39);
+  for (const auto& e : old.exercises) {
+    CAPTURE(e[0] + "/" + e[1] + "/" + e[2]);
+    const Lesson* l = lesson_named(set, e[0]);
+    REQUIRE(l);
+    const std::string saved = "{\"version\": 2, \"answers\": {\"" + e[0] + "/" + e[1] + "\": {\"h\": {\"" + e[2] + "\": 1}}}}";
+    LabState st;
+    std::string why;
+    REQUIRE(lab_state_from_text(saved, &st, &why));
+    lab_state_fit(&st, set.lessons);
+    const LessonStep* home = nullptr;
+    for (const LessonStep& s : l->steps)
+      for (const Exercise& x : s.exercises)
+        if (x.id == e[2]) home = &s;
+    if (kRemovedExercises.count(e[0] + "/" + e[2])) {
+      CHECK_MESSAGE(!home, "listed as removed but still there");
+      continue;
+    }
+    REQUIRE_MESSAGE(home, "exercise " << e[2] << " is gone: list it in kRemovedExercises");
+    const auto saved_here = st.answers.find(step_key(l->id, home->id));
+    REQUIRE(saved_here != st.answers.end());
+    CHECK(saved_here->second.hints.at(e[2]) == 1);
+  }
+}
+
+TEST_CASE("quiz and exercise ids are unique within a lesson, so saved answers can follow them") {
+  const LessonSet set = load_embedded_lessons();
+  for (const Lesson& l : set.lessons) {
+    std::set<std::string> ids;
+    for (const LessonStep& s : l.steps) {
+      for (const Quiz& q : s.quizzes) CHECK_MESSAGE(ids.insert(q.id).second, l.file << ": '" << q.id << "' is used twice");
+      for (const Exercise& e : s.exercises) CHECK_MESSAGE(ids.insert(e.id).second, l.file << ": '" << e.id << "' is used twice");
+    }
+  }
 }
