@@ -879,8 +879,23 @@ quiz recap/mixed/shuffle-and-heads: 1 | They are the same rows in reverse order,
 quiz recap/mixed/hard-and-scale: 1 | Hard attention: nearly all the weight goes to the top key | Uniform attention: every key gets the same weight | Local attention: a window opens around the top key
 )layout";
 
-// Exercises of layout 1 that are gone; their saved hint counts are dropped.
+// Quizzes and exercises of layout 1 that were replaced (issue 22): their saved
+// answers and hint counts belong to a question or task that is no longer asked,
+// so they are not carried over to the one that took its place.
+const std::set<std::string> kRemovedQuizzes = {
+    "kinds/hard-backprop",            // answered by the explanation before it; now backprop-ends
+    "self-attention/unit1-same",      // half answered by the step's text; now unit2-row
+    "rnn-vs-attention/who-learns",    // answered by the position lesson; now no-positions-ends
+    "transformer-block/row-mean",     // answered by the step's text; now pre-norm-mean
+    "uses/top-word",                  // answered by the step's text; now great-share
+    "sentiment-model/review-zero",    // head numbers are arbitrary; now heads-on-not
+};
 const std::set<std::string> kRemovedExercises = {
+    "kinds/forget-mat",                          // one setting flipped; now flip-to-mat
+    "position/break-symmetry",                   // one setting flipped; now bites-stays
+    "heads-parallel/enough-lanes",               // one setting flipped; now more-work-fewer-rounds
+    "encoder-decoder/fastest-score",             // rested on one seed's 120 against 140 steps
+    "rnn-vs-attention/order-takes-learning",     // asked to stop in time, solved by a budget
 };
 
 struct OldQuiz {
@@ -997,7 +1012,11 @@ TEST_CASE("layout 1: every saved quiz answer stays on its option, right stays ri
       for (const LessonStep& s : l->steps)
         for (const Quiz& x : s.quizzes)
           if (x.id == q.id) home = &s, now = &x;
-      REQUIRE_MESSAGE(now, "quiz " << q.id << " is gone");
+      if (kRemovedQuizzes.count(q.lesson + "/" + q.id)) {
+        CHECK_MESSAGE(!now, "listed as removed but still there");
+        break;
+      }
+      REQUIRE_MESSAGE(now, "quiz " << q.id << " is gone: list it in kRemovedQuizzes");
       const auto saved_here = st.answers.find(step_key(l->id, home->id));
       REQUIRE_MESSAGE(saved_here != st.answers.end(), "the answer was dropped");
       const QuizAnswer a = quizzes_for_step(*home, &saved_here->second)[size_t(now - home->quizzes.data())];
@@ -1049,4 +1068,182 @@ TEST_CASE("quiz and exercise ids are unique within a lesson, so saved answers ca
       for (const Exercise& e : s.exercises) CHECK_MESSAGE(ids.insert(e.id).second, l.file << ": '" << e.id << "' is used twice");
     }
   }
+}
+
+// ---------------------------------------------------------------- what an expert reader checks
+namespace {
+
+size_t code_points(const std::string& s) {
+  size_t n = 0;
+  for (const char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+// The words of a text: runs between spaces that hold a letter or a digit. The
+// words of a link to another step ("[its title](#lesson/step)") do not count: a
+// list of links, such as the recap's map, is a table of contents, not prose.
+size_t word_count(const std::string& text) {
+  const std::string plain = [&] {
+    std::string out;
+    size_t at = 0;
+    for (const StepLink& l : step_links(text)) {
+      out.append(text.substr(at, l.begin - at));
+      out += ' ';
+      at = l.end;
+    }
+    return out + text.substr(at);
+  }();
+  size_t words = 0;
+  bool in_word = false, counted = false;
+  for (const char c : plain + " ") {
+    if (c == ' ' || c == '\n') {
+      words += in_word && counted;
+      in_word = counted = false;
+    } else {
+      in_word = true;
+      counted = counted || std::isalnum(static_cast<unsigned char>(c));
+    }
+  }
+  return words;
+}
+
+}  // namespace
+
+// A learner who always picks the same place, or the longest option (or the
+// shortest), must not score far above chance. Counted over every quiz of the
+// lesson set, in each language.
+TEST_CASE("quizzes are balanced: no answer position and no 'longest option' habit wins over 40% of them") {
+  const LessonSet set = load_embedded_lessons();
+  std::map<int, int> at;
+  std::map<std::string, int> longest, shortest;
+  int quizzes = 0;
+  for (const Lesson& l : set.lessons)
+    for (const LessonStep& s : l.steps)
+      for (const Quiz& q : s.quizzes) {
+        ++quizzes;
+        ++at[q.answer];
+        for (const char* lang : {"en", "zh"}) {
+          // The right option is the longest when every other option is strictly
+          // shorter, the shortest when every other is strictly longer.
+          const size_t right = code_points(q.options[size_t(q.answer)].get(lang));
+          bool is_longest = true, is_shortest = true;
+          for (size_t i = 0; i < q.options.size(); ++i) {
+            if (int(i) == q.answer) continue;
+            const size_t other = code_points(q.options[i].get(lang));
+            is_longest = is_longest && other < right;
+            is_shortest = is_shortest && other > right;
+          }
+          longest[lang] += is_longest;
+          shortest[lang] += is_shortest;
+        }
+      }
+  REQUIRE(quizzes > 0);
+  for (const auto& [position, n] : at) {
+    CAPTURE(position + 1);
+    const bool balanced = n * 10 <= quizzes * 4;
+    CHECK_MESSAGE(balanced, "option " << position + 1 << " is right in " << n << " of " << quizzes << " quizzes");
+  }
+  for (const auto& [lang, n] : longest) {
+    const bool balanced = n * 10 <= quizzes * 4;
+    CHECK_MESSAGE(balanced, "(" << lang << ") the right option is the longest in " << n << " of " << quizzes << " quizzes");
+  }
+  for (const auto& [lang, n] : shortest) {
+    const bool balanced = n * 10 <= quizzes * 4;
+    CHECK_MESSAGE(balanced, "(" << lang << ") the right option is the shortest in " << n << " of " << quizzes << " quizzes");
+  }
+  MESSAGE("answer positions over " << quizzes << " quizzes: 1: " << at[0] << ", 2: " << at[1] << ", 3: " << at[2]
+                                   << ", 4: " << at[3] << "; right option longest: en " << longest["en"] << ", zh "
+                                   << longest["zh"] << "; shortest: en " << shortest["en"] << ", zh " << shortest["zh"]);
+}
+
+// A step is read before the learner does anything: at most 200 English words of its
+// text (what waits in a quiz's 'after' is read later, and link titles do not count).
+TEST_CASE("no step's English text runs over 200 words before the learner acts") {
+  const LessonSet set = load_embedded_lessons();
+  for (const Lesson& l : set.lessons)
+    for (const LessonStep& s : l.steps) {
+      const size_t words = word_count(s.text.get("en"));
+      const bool short_enough = words <= 200;
+      CHECK_MESSAGE(short_enough, "lessons/" << l.file << ":" << s.line << ": step '" << s.id << "' has " << words
+                                             << " words; split it, or move what answers a quiz into its 'after'");
+    }
+}
+
+TEST_CASE("the word count counts words, not link titles or punctuation") {
+  CHECK(word_count("One two, three.") == 3);
+  CHECK(word_count("q · k = 0.5 — yes") == 4);  // "·", "=" and "—" are not words
+  CHECK(word_count("See [Keys, values and a query](#focus/three-stages); and [A](#x/y).") == 2);
+}
+
+// Every step asks the learner to predict something or to do something.
+TEST_CASE("every step has a quiz or an exercise") {
+  const LessonSet set = load_embedded_lessons();
+  for (const Lesson& l : set.lessons)
+    for (const LessonStep& s : l.steps) {
+      const bool asks = !s.quizzes.empty() || !s.exercises.empty();
+      CHECK_MESSAGE(asks, "lessons/" << l.file << ":" << s.line << ": step '" << s.id
+                                     << "' asks for no prediction and sets no task");
+    }
+}
+
+TEST_CASE("every lesson ends with its sources: authors, year and title") {
+  const LessonSet set = load_embedded_lessons();
+  for (const Lesson& l : set.lessons) {
+    CAPTURE(l.file);
+    const std::vector<LocalText>& sources = l.steps.back().sources;
+    const bool has_sources = !sources.empty();
+    CHECK_MESSAGE(has_sources, "lessons/" << l.file << " has no source: lines");
+    for (const LocalText& source : sources) {
+      const std::string en = source.get("en");
+      CAPTURE(en);
+      bool year = false;
+      for (size_t i = 0; i + 4 <= en.size(); ++i)
+        year = year || ((en.compare(i, 2, "19") == 0 || en.compare(i, 2, "20") == 0) && std::isdigit(static_cast<unsigned char>(en[i + 2])) &&
+                        std::isdigit(static_cast<unsigned char>(en[i + 3])));
+      CHECK_MESSAGE(year, "a source gives its year");
+      const bool named = word_count(en) >= 5;
+      CHECK_MESSAGE(named, "a source gives its authors and title");
+    }
+  }
+}
+
+// The canvas draws with a Latin font subset (src/app/CMakeLists.txt and
+// src/platform/platform_sdl.cpp keep U+0020-007E, U+00A0-00FF, Greek, U+2010-2027,
+// arrows and maths symbols) and a CJK subset built from the lesson files: any other
+// character (a "č" in an author's name, say) would be drawn as a box.
+TEST_CASE("every character of every lesson is in the canvas's fonts") {
+  const LessonSet set = load_embedded_lessons();
+  auto drawable = [](char32_t c) {
+    const bool latin = (c >= 0x20 && c <= 0x7E) || (c >= 0xA0 && c <= 0xFF) || (c >= 0x370 && c <= 0x3FF) ||
+                       (c >= 0x2010 && c <= 0x2027) || (c >= 0x2190 && c <= 0x22FF) || c == '\n';
+    const bool cjk = (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFF00 && c <= 0xFFEF);
+    return latin || cjk;
+  };
+  auto check = [&](const std::string& where, const std::string& text) {
+    for (size_t i = 0; i < text.size();) {
+      const unsigned char c = static_cast<unsigned char>(text[i]);
+      const int n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+      char32_t cp = n == 1 ? c : c & (0xFF >> (n + 1));
+      for (int k = 1; k < n && i + size_t(k) < text.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(text[i + size_t(k)]) & 0x3F);
+      CHECK_MESSAGE(drawable(cp), where << ": '" << text.substr(i, size_t(n)) << "' is in neither font");
+      i += size_t(n);
+    }
+  };
+  for (const Lesson& l : set.lessons)
+    for (const LessonStep& s : l.steps)
+      for (const char* lang : {"en", "zh"}) {
+        const std::string at = l.file + ": step '" + s.id + "'";
+        check(at, s.title.get(lang) + s.text.get(lang));
+        for (const LocalText& src : s.sources) check(at + " source", src.get(lang));
+        for (const Quiz& q : s.quizzes) {
+          std::string all = q.question.get(lang) + q.explanation.get(lang) + q.after.get(lang);
+          for (const LocalText& o : q.options) all += o.get(lang);
+          check(at + " quiz '" + q.id + "'", all);
+        }
+        for (const Exercise& e : s.exercises) {
+          std::string all = e.goal.get(lang);
+          for (const LocalText& h : e.hints) all += h.get(lang);
+          check(at + " exercise '" + e.id + "'", all);
+        }
+      }
 }
