@@ -628,6 +628,37 @@ bool read_repo_file(const char* path, std::string& out) {
 
 }  // namespace
 
+TEST_CASE("the README's lesson order is the index's") {
+  std::string readme, index;
+  if (!read_repo_file("lessons/README.md", readme) || !read_repo_file("lessons/index.txt", index)) {
+    MESSAGE("lessons/README.md is not readable here (WebAssembly without host files): skipped");
+    return;
+  }
+  const size_t from = readme.find("## Lesson order"), to = readme.find("\n## ", from + 1);
+  REQUIRE(from != std::string::npos);
+  const std::string section = readme.substr(from, to - from);
+  std::vector<std::string> listed, indexed;
+  for (size_t at = section.find("\n"); at != std::string::npos; at = section.find('\n', at + 1)) {
+    // "N. `file.lesson`: ..." starts a line.
+    const size_t tick = section.find(". `", at + 1), end = tick == std::string::npos ? tick : section.find('`', tick + 3);
+    const size_t eol = section.find('\n', at + 1);
+    if (tick == std::string::npos || end == std::string::npos || (eol != std::string::npos && tick > eol)) continue;
+    if (!std::isdigit(static_cast<unsigned char>(section[at + 1]))) continue;
+    listed.push_back(section.substr(tick + 3, end - tick - 3));
+  }
+  size_t pos = 0;
+  while (pos < index.size()) {
+    size_t nl = index.find('\n', pos);
+    if (nl == std::string::npos) nl = index.size();
+    std::string name = index.substr(pos, nl - pos);
+    pos = nl + 1;
+    while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
+    if (!name.empty() && name[0] != '#') indexed.push_back(name);
+  }
+  CHECK(!listed.empty());
+  CHECK(listed == indexed);
+}
+
 TEST_CASE("the README's curriculum table covers A1-A6, B1-B3, C1-C2, D1-D5, E1-E4, F1-F9, G1 with steps that have demos") {
   std::string readme;
   if (!read_repo_file("lessons/README.md", readme)) {
