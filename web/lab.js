@@ -53,11 +53,11 @@
     title.append(titleText, fold);
     prose.append(title);
     prose.classList.toggle('folded', proseFolded);
-    // "[words](#lesson/step)" in the text (the recap's map) becomes a link to that step.
+    // "[words](#lesson/step-id)" in the text (the recap's map) becomes a link to that step.
     for (const para of String(p.text).split('\n')) {
       const e = document.createElement('p');
-      for (const part of para.split(/(\[[^[\]]+\]\(#[a-z0-9_-]+\/[0-9]{1,3}\))/)) {
-        const link = /^\[([^[\]]+)\]\((#[a-z0-9_-]+\/[0-9]{1,3})\)$/.exec(part);
+      for (const part of para.split(/(\[[^[\]]+\]\(#[a-z0-9_-]+\/[a-z0-9_-]{1,64}\))/)) {
+        const link = /^\[([^[\]]+)\]\((#[a-z0-9_-]+\/[a-z0-9_-]{1,64})\)$/.exec(part);
         if (link) {
           const a = document.createElement('a');
           a.href = link[2];

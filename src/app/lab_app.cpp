@@ -109,7 +109,7 @@ void enter_step(LabApp& app) {
     app.parked.erase(parked);
   }
   lab_recompute(app);
-  platform::set_url_fragment(attn::make_link(app.state.lesson, app.state.step, nullptr));
+  platform::set_url_fragment(attn::make_link(app.state.lesson, lab_current_step(app)->id, nullptr));
   platform::page_event("step", attn::json::write(lab_prose_json(app)));
   app.dirty = true;
 }
@@ -188,7 +188,7 @@ void lab_follow_link(LabApp& app, const std::string& fragment) {
   if (fragment.empty()) return;
   attn::ParsedLink link;
   std::string why;
-  if (!attn::parse_link(fragment, &link, &why)) {
+  if (!attn::parse_link(fragment, app.set.lessons, &link, &why)) {
     app.notices.push_back("The link was ignored: " + why + ".");
     return;
   }
@@ -442,9 +442,10 @@ void lab_save(LabApp& app, double min_interval_ms) {
 }
 
 std::string lab_share_link(LabApp& app) {
+  if (!lab_current_step(app)) return "";
   auto it = app.state.edits.find(lab_current_key(app));
   const std::string link =
-      attn::make_link(app.state.lesson, app.state.step, it == app.state.edits.end() ? nullptr : &it->second);
+      attn::make_link(app.state.lesson, lab_current_step(app)->id, it == app.state.edits.end() ? nullptr : &it->second);
   platform::set_url_fragment(link);
   platform::copy_to_clipboard(link);
   return link;

@@ -129,7 +129,7 @@ DemoOutputs run_block(const DemoInputs& in) {
   out.panels.push_back(editor_panel("x", tr("x: one row per token (n, d_model)", "x：每个词元一行 (n, d_model)"), tok, dims));
   out.panels.push_back(editor_panel("ln1_gamma", tr("LN1 gain γ1 (one per feature)", "LN1 的增益 γ1（每个特征一个）"), {"γ1"}, dims));
   out.panels.push_back(editor_panel("ln2_gamma", tr("LN2 gain γ2 (one per feature)", "LN2 的增益 γ2（每个特征一个）"), {"γ2"}, dims));
-  out.panels.push_back(choice_panel("placement", tr("Where the LayerNorms sit", "LayerNorm 的位置"), {"post", "pre"},
+  out.panels.push_back(choice_panel("placement", tr("Where the LayerNorms sit", "LayerNorm 放在哪里"), {"post", "pre"},
                                     {tr("post-norm (2017 paper)", "后置（2017 年论文）"), tr("pre-norm", "前置")}));
   out.panels.push_back(slider_panel("residual", tr("Residual connections: x r (1 = on, 0 = off)", "残差连接：乘以 r（1 = 开，0 = 关）"),
                                     0.0f, 1.0f, 0.25f));

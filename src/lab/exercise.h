@@ -24,6 +24,7 @@
 // Sections: 1 data, 2 live checks, 3 solutions, 4 parsing (used by lesson.cpp).
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -97,6 +98,10 @@ struct Quiz {
                                    // checked: what would give the answer away (may be empty)
   std::vector<std::string> hides;  // ids of the step's panels to keep hidden until
                                    // the learner has answered (may be empty)
+  // Where the options of an earlier lesson layout are now (lesson.h, kLessonLayout):
+  // layout -> for each option the quiz had then, its index now (-1: gone). A saved
+  // answer names its option by position; this keeps an old answer on its option.
+  std::map<int, std::vector<int>> old_options;
 };
 
 // ---------------------------------------------------------------- 2 live checks

@@ -66,12 +66,22 @@ std::vector<QuizAnswer> quizzes_for_step(const LessonStep& step, const StepAnswe
   return out;
 }
 
+const char* sources_heading(const std::string& lang) { return lang == "zh" ? "参考文献" : "Sources"; }
+
 std::string shown_prose(const LessonStep& step, const std::string& lang, const std::vector<QuizAnswer>& quizzes) {
   std::string text = step.text.get(lang);
   for (size_t i = 0; i < step.quizzes.size() && i < quizzes.size(); ++i) {
     if (!quizzes[i].checked || step.quizzes[i].after.by_lang.empty()) continue;
     text += '\n';
     text += step.quizzes[i].after.get(lang);
+  }
+  if (!step.sources.empty()) {
+    text += '\n';
+    text += sources_heading(lang);
+    for (const LocalText& source : step.sources) {
+      text += '\n';
+      text += source.get(lang);
+    }
   }
   return text;
 }
@@ -202,6 +212,7 @@ bool answers_from_json(const Value& v, StepAnswers* out, std::string* why) {
 json::Value lab_state_to_json(const LabState& state) {
   Value o = Value::object();
   o.set("version", kLabStateVersion);
+  o.set("layout", state.layout);
   o.set("lang", state.lang);
   o.set("lesson", state.lesson);
   o.set("step", state.step);
@@ -222,13 +233,33 @@ json::Value lab_state_to_json(const LabState& state) {
 bool lab_state_from_json(const json::Value& v, LabState* out, std::string* why, std::vector<std::string>* dropped) {
   if (!v.is_object()) { *why = "saved state is not a JSON object"; return false; }
   const Value* version = v.find("version");
-  // Version 1 is version 2 without answers: read both.
-  if (!version || !version->is_number() || (version->as_number() != 1 && version->as_number() != kLabStateVersion)) {
+  // Version 1 is version 2 without answers, and version 2 is version 3 without a
+  // layout: read all three.
+  int format = 0;
+  if (!version || !small_int(*version, 1, kLabStateVersion, &format)) {
     *why = "saved state has an unknown version";
     return false;
   }
   std::vector<std::string> lost;
   LabState s;
+  s.layout = 1;  // versions 1 and 2 were saved with the lessons of layout 1
+  bool place_known = true;
+  if (format >= 3) {
+    const Value* layout = v.find("layout");
+    int n = 0;
+    if (layout && small_int(*layout, 1, 1000, &n) && n > kLessonLayout) {
+      *why = "saved state is from lessons newer than these (layout " + std::to_string(n) + ")";
+      return false;
+    }
+    if (layout && small_int(*layout, 1, kLessonLayout, &n)) {
+      s.layout = n;
+    } else {
+      // Without its layout the steps and options it names cannot be placed.
+      lost.push_back("the place and the progress (the lesson layout is missing or not a whole number)");
+      s.layout = kLessonLayout;
+      place_known = false;
+    }
+  }
   if (const Value* lang = v.find("lang")) {
     if (lang->is_string() && (lang->as_string() == "en" || lang->as_string() == "zh")) s.lang = lang->as_string();
     else lost.push_back("the language (it must be \"en\" or \"zh\")");
@@ -240,11 +271,11 @@ bool lab_state_from_json(const json::Value& v, LabState* out, std::string* why, 
     lost.push_back("the place (the lesson must be a string)");
   } else if (step && !small_int(*step, 0, 1000, &place)) {
     lost.push_back("the place (the step must be a whole number from 0 to 1000)");
-  } else {
+  } else if (place_known) {
     if (lesson) s.lesson = lesson->as_string();
     s.step = place;
   }
-  if (const Value* furthest = v.find("furthest")) {
+  if (const Value* furthest = place_known ? v.find("furthest") : nullptr) {
     if (!furthest->is_object()) lost.push_back("the progress (it must be an object)");
     for (const auto& m : furthest->members()) {
       int n = 0;
@@ -291,7 +322,107 @@ std::string unreadable_copy_key(const std::function<bool(const std::string& key)
   return "";
 }
 
+namespace {
+
+const Lesson* find_lesson(const std::vector<Lesson>& lessons, const std::string& id) {
+  for (const Lesson& l : lessons)
+    if (l.id == id) return &l;
+  return nullptr;
+}
+
+// The step of `lesson` that has the exercise (or quiz) `id`; -1 if none or several.
+template <class Items>
+int step_with(const Lesson& lesson, const std::string& id, Items LessonStep::*items) {
+  int found = -1;
+  for (size_t i = 0; i < lesson.steps.size(); ++i)
+    for (const auto& item : lesson.steps[i].*items)
+      if (item.id == id) {
+        if (found >= 0) return -1;
+        found = int(i);
+      }
+  return found;
+}
+
+// Hints and answers saved under a step that no longer has their exercise or quiz
+// move to the step of the same lesson that has it now (a step was split, say).
+void rehome_answers(LabState* state, const std::vector<Lesson>& lessons) {
+  std::map<std::string, StepAnswers> moved;
+  for (auto& [key, answers] : state->answers) {
+    const size_t slash = key.find('/');
+    if (slash == std::string::npos) continue;
+    const Lesson* lesson = find_lesson(lessons, key.substr(0, slash));
+    if (!lesson) continue;
+    const int at = step_index(*lesson, key.substr(slash + 1));
+    auto has = [&](const auto& items, const std::string& id) {
+      return std::any_of(items.begin(), items.end(), [&](const auto& item) { return item.id == id; });
+    };
+    for (auto it = answers.hints.begin(); it != answers.hints.end();) {
+      if (at >= 0 && has(lesson->steps[size_t(at)].exercises, it->first)) { ++it; continue; }
+      const int to = step_with(*lesson, it->first, &LessonStep::exercises);
+      if (to < 0) { ++it; continue; }
+      moved[step_key(lesson->id, lesson->steps[size_t(to)].id)].hints.insert(*it);
+      it = answers.hints.erase(it);
+    }
+    for (auto it = answers.quizzes.begin(); it != answers.quizzes.end();) {
+      if (at >= 0 && has(lesson->steps[size_t(at)].quizzes, it->first)) { ++it; continue; }
+      const int to = step_with(*lesson, it->first, &LessonStep::quizzes);
+      if (to < 0) { ++it; continue; }
+      moved[step_key(lesson->id, lesson->steps[size_t(to)].id)].quizzes.insert(*it);
+      it = answers.quizzes.erase(it);
+    }
+  }
+  for (auto& [key, answers] : moved) {
+    StepAnswers& there = state->answers[key];
+    there.hints.insert(answers.hints.begin(), answers.hints.end());  // an answer already there wins
+    there.quizzes.insert(answers.quizzes.begin(), answers.quizzes.end());
+  }
+  for (auto it = state->answers.begin(); it != state->answers.end();)
+    it = it->second.empty() ? state->answers.erase(it) : std::next(it);
+}
+
+// A state of an earlier layout: its place, progress and picked options as they are now.
+void migrate_layout(LabState* state, const std::vector<Lesson>& lessons) {
+  const int from = state->layout;
+  if (const Lesson* l = find_lesson(lessons, state->lesson)) state->step = std::max(0, step_from_layout(*l, from, state->step));
+  for (auto it = state->furthest.begin(); it != state->furthest.end();) {
+    const Lesson* l = find_lesson(lessons, it->first);
+    if (!l) { ++it; continue; }
+    // The furthest step now is the furthest of the steps reached then.
+    int furthest = -1;
+    for (int j = 0; j <= it->second; ++j) furthest = std::max(furthest, step_from_layout(*l, from, j));
+    if (furthest < 0) { it = state->furthest.erase(it); continue; }
+    it->second = furthest;
+    ++it;
+  }
+  for (auto& [key, answers] : state->answers) {
+    const size_t slash = key.find('/');
+    const Lesson* l = slash == std::string::npos ? nullptr : find_lesson(lessons, key.substr(0, slash));
+    const int at = l ? step_index(*l, key.substr(slash + 1)) : -1;
+    if (at < 0) continue;
+    for (auto it = answers.quizzes.begin(); it != answers.quizzes.end();) {
+      const auto& quizzes = l->steps[size_t(at)].quizzes;
+      const auto quiz = std::find_if(quizzes.begin(), quizzes.end(), [&](const Quiz& q) { return q.id == it->first; });
+      const std::vector<int>* where = nullptr;
+      if (quiz != quizzes.end())
+        for (const auto& [layout, places] : quiz->old_options)
+          if (layout >= from) { where = &places; break; }
+      if (!where || it->second.picked < 0) { ++it; continue; }
+      const int now = size_t(it->second.picked) < where->size() ? (*where)[size_t(it->second.picked)] : -1;
+      if (now < 0) { it = answers.quizzes.erase(it); continue; }  // that option is gone: unanswered
+      it->second.picked = now;
+      ++it;
+    }
+  }
+  for (auto it = state->answers.begin(); it != state->answers.end();)
+    it = it->second.empty() ? state->answers.erase(it) : std::next(it);
+  state->layout = kLessonLayout;
+}
+
+}  // namespace
+
 void lab_state_fit(LabState* state, const std::vector<Lesson>& lessons) {
+  rehome_answers(state, lessons);
+  if (state->layout < kLessonLayout) migrate_layout(state, lessons);
   const Lesson* current = nullptr;
   for (const Lesson& l : lessons)
     if (l.id == state->lesson) current = &l;
@@ -353,8 +484,8 @@ bool unbase64url(const std::string& in, std::string* out) {
 
 }  // namespace
 
-std::string make_link(const std::string& lesson_id, int step, const StepEdits* edits) {
-  std::string link = lesson_id + "/" + std::to_string(step + 1);
+std::string make_link(const std::string& lesson_id, const std::string& step_id, const StepEdits* edits) {
+  std::string link = lesson_id + "/" + step_id;
   if (edits && !edits->empty()) link += "/v1." + base64url(json::write(edits_to_json(*edits)));
   return link;
 }
@@ -375,10 +506,19 @@ bool parse_link(const std::string& fragment, ParsedLink* out, std::string* why) 
   if (a != std::string::npos) {
     const size_t b = f.find('/', a + 1);
     const std::string step = f.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
-    char* end = nullptr;
-    const long n = std::strtol(step.c_str(), &end, 10);
-    if (step.empty() || *end != '\0' || n < 1 || n > 1000) { *why = "the link's step is not a number"; return false; }
-    link.step = int(n - 1);
+    const bool digits = !step.empty() && std::all_of(step.begin(), step.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (digits) {  // a link of layout 1: the step's number
+      char* end = nullptr;
+      const long n = std::strtol(step.c_str(), &end, 10);
+      if (step.size() > 4 || n < 1 || n > 1000) { *why = "the link's step number is out of range"; return false; }
+      link.step = int(n - 1);
+    } else {
+      const bool id = !step.empty() && step.size() <= 64 && std::all_of(step.begin(), step.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+      });
+      if (!id) { *why = "the link names no step"; return false; }
+      link.step_id = step;
+    }
     if (b != std::string::npos) {
       const std::string payload = f.substr(b + 1);
       if (payload.rfind("v1.", 0) != 0) { *why = "the link's saved values have an unknown version"; return false; }
@@ -391,6 +531,16 @@ bool parse_link(const std::string& fragment, ParsedLink* out, std::string* why) 
       link.has_edits = true;
     }
   }
+  *out = std::move(link);
+  return true;
+}
+
+bool parse_link(const std::string& fragment, const std::vector<Lesson>& lessons, ParsedLink* out,
+                std::string* why) {
+  ParsedLink link;
+  if (!parse_link(fragment, &link, why)) return false;
+  if (const Lesson* l = link.lesson.empty() ? nullptr : find_lesson(lessons, link.lesson))
+    link.step = link.step_id.empty() ? step_from_layout(*l, 1, link.step) : step_index(*l, link.step_id);
   *out = std::move(link);
   return true;
 }

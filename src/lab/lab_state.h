@@ -43,6 +43,10 @@ struct LabState {
   std::string lesson;  // current lesson id ("" = the first lesson)
   int step = 0;
   std::map<std::string, int> furthest;      // lesson id -> furthest step index reached
+  // The lesson layout (lesson.h) that `step`, `furthest` and the quiz answers'
+  // option positions refer to. A state saved before layouts were recorded is
+  // layout 1; lab_state_fit brings it to kLessonLayout.
+  int layout = kLessonLayout;
   std::map<std::string, StepEdits> edits;   // "lesson-id/step-id" -> the learner's changes
   std::map<std::string, StepAnswers> answers;  // "lesson-id/step-id" -> hints and quiz answers
 };
@@ -70,13 +74,18 @@ std::vector<QuizAnswer> quizzes_for_step(const LessonStep& step, const StepAnswe
 StepAnswers answers_from_step(const LessonStep& step, const std::vector<int>& hints,
                               const std::vector<QuizAnswer>& quizzes);
 // The step's prose as the learner sees it now: its text, then the `after` text of
-// each quiz already checked (paragraphs separated by '\n'). What would give a
-// quiz's answer away waits in its `after` until the quiz is checked.
+// each quiz already checked, then (on a lesson's last step) its sources under a
+// heading (paragraphs separated by '\n'). What would give a quiz's answer away
+// waits in its `after` until the quiz is checked. The canvas, the page's text and
+// what a screen reader reads all show this.
 std::string shown_prose(const LessonStep& step, const std::string& lang, const std::vector<QuizAnswer>& quizzes);
+// The heading shown above a lesson's sources.
+const char* sources_heading(const std::string& lang);
 
 // ---------------------------------------------------------------- 2 saving and restoring
-// Version 2 added `answers`; version 1 files (without them) still load.
-constexpr int kLabStateVersion = 2;
+// Version 2 added `answers`; version 3 added `layout` (versions 1 and 2, without
+// it, are layout 1). Every version still loads.
+constexpr int kLabStateVersion = 3;
 constexpr std::size_t kMaxSavedStateBytes = 1u << 20;  // refuse to load more than 1 MiB
 
 json::Value lab_state_to_json(const LabState& state);
@@ -99,19 +108,28 @@ bool lab_state_from_text(const std::string& text, LabState* out, std::string* wh
 // overwritten, so the first failure's text survives later ones.
 std::string unreadable_copy_key(const std::function<bool(const std::string& key)>& exists);
 
-// Makes a loaded state fit the lessons at hand: unknown lessons and steps are
-// dropped from `lesson`/`step`/`furthest` (edits are kept, they may fit later).
+// Makes a loaded state fit the lessons at hand. A state of an earlier layout is
+// moved to the current one first: its place and progress to where those steps
+// are now, its quiz answers to the same options (layout-N-steps and
+// layout-N-options in the lesson files). The hints and answers of an exercise or
+// quiz that moved to another step of its lesson follow it there (ids are unique
+// within a lesson). Then unknown lessons and steps are dropped from
+// `lesson`/`step`/`furthest` (edits are kept, they may fit later).
 void lab_state_fit(LabState* state, const std::vector<Lesson>& lessons);
 
 // ---------------------------------------------------------------- 3 links
 // The URL fragment for a place, and optionally the learner's edits there:
-//   "first-look/2"                      (1-based step, as people count)
-//   "first-look/2/v1.<base64url JSON>"  (with edits: a share link)
-std::string make_link(const std::string& lesson_id, int step, const StepEdits* edits);
+//   "first-look/three-tokens"                      (the step's id)
+//   "first-look/three-tokens/v1.<base64url JSON>"  (with edits: a share link)
+// Links made before layout 2 name the step by number ("first-look/2", counted
+// from 1, in layout 1); they are still read (parse_link with the lessons).
+std::string make_link(const std::string& lesson_id, const std::string& step_id, const StepEdits* edits);
 
 struct ParsedLink {
-  std::string lesson;  // empty when the fragment names nothing
-  int step = 0;        // 0-based
+  std::string lesson;   // empty when the fragment names nothing
+  std::string step_id;  // the step's id, when the link names one
+  int step = 0;         // 0-based: the number a layout-1 link gave (0 with a step id);
+                        // with the lessons, the step's index now (-1: no such step)
   bool has_edits = false;
   StepEdits edits;
 };
@@ -119,5 +137,11 @@ constexpr std::size_t kMaxLinkBytes = 4096;
 // Parses a fragment (with or without the leading '#'). Returns false with *why for
 // anything malformed, oversized or of an unknown version.
 bool parse_link(const std::string& fragment, ParsedLink* out, std::string* why);
+// The same, and then `step` is resolved against the lessons: the index of the
+// step the link names now, by its id or, for a numbered link, through the lesson's
+// layout-1 record; -1 when the lesson has no such step. An unknown lesson is left
+// to the caller.
+bool parse_link(const std::string& fragment, const std::vector<Lesson>& lessons, ParsedLink* out,
+                std::string* why);
 
 }  // namespace attn

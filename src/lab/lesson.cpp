@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <set>
 
 #include "base/number_text.h"
@@ -35,7 +36,39 @@ bool valid_id(std::string_view s) {
 
 const std::set<std::string> kLanguages = {"en", "zh"};
 // Keys whose text may be given per language ("goal.zh").
-const std::set<std::string> kLocalised = {"title", "text", "goal", "hint", "question", "option", "explain", "after"};
+const std::set<std::string> kLocalised = {"title", "text",    "goal",  "hint",  "question",
+                                          "option", "explain", "after", "source"};
+
+// "layout-1-steps" -> 1 for what = "steps"; 0 when `key` is not such a key.
+int layout_key(const std::string& key, const std::string& what) {
+  const std::string head = "layout-", tail = "-" + what;
+  if (key.size() <= head.size() + tail.size() || key.compare(0, head.size(), head) != 0 ||
+      key.compare(key.size() - tail.size(), tail.size(), tail) != 0)
+    return 0;
+  const std::string digits = key.substr(head.size(), key.size() - head.size() - tail.size());
+  if (digits.empty() || digits.size() > 3 || !std::all_of(digits.begin(), digits.end(), [](char c) {
+        return c >= '0' && c <= '9';
+      }))
+    return 0;
+  return std::atoi(digits.c_str());
+}
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// "a | b | -" -> {"a", "b", "-"}.
+std::vector<std::string> split_bars(std::string_view s) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t bar = s.find('|', pos);
+    if (bar == std::string_view::npos) bar = s.size();
+    out.emplace_back(trim(s.substr(pos, bar - pos)));
+    pos = bar + 1;
+  }
+  return out;
+}
 
 void strip_trailing_newlines(LocalText& t) {
   for (auto& [lang, s] : t.by_lang)
@@ -56,7 +89,88 @@ std::vector<std::string> split_list(std::string_view s) {
   return out;
 }
 
+// ---- joining the wrapped lines of a paragraph
+// Chinese is written without spaces between words, so two wrapped lines of Chinese
+// join with nothing between them; a full-width mark (，。：（ ...) carries its own
+// spacing and takes none either. Latin text next to a Han character keeps its
+// space, as the lessons write it inline ("使用 softmax").
+
+// The code point of the UTF-8 sequence at s[at] (U+FFFD for a broken one), and its length.
+char32_t decode_at(std::string_view s, size_t at, size_t* len) {
+  const unsigned char c = static_cast<unsigned char>(s[at]);
+  const int n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+  if (n == 0 || at + size_t(n) > s.size()) { *len = 1; return 0xFFFD; }
+  char32_t cp = n == 1 ? c : c & (0xFF >> (n + 1));
+  for (int i = 1; i < n; ++i) {
+    const unsigned char k = static_cast<unsigned char>(s[at + size_t(i)]);
+    if ((k >> 6) != 0x2) { *len = 1; return 0xFFFD; }
+    cp = (cp << 6) | (k & 0x3F);
+  }
+  *len = size_t(n);
+  return cp;
+}
+// The start of the UTF-8 sequence that ends at s[end - 1].
+size_t start_before(std::string_view s, size_t end) {
+  size_t at = end - 1;
+  while (at > 0 && end - at < 4 && (static_cast<unsigned char>(s[at]) >> 6) == 0x2) --at;
+  return at;
+}
+
+bool is_han(char32_t c) {  // Han (with radicals), kana and bopomofo
+  return (c >= 0x2E80 && c <= 0x2FDF) || (c >= 0x3040 && c <= 0x312F) || (c >= 0x3400 && c <= 0x4DBF) ||
+         (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x20000 && c <= 0x2FA1F);
+}
+bool is_full_width_mark(char32_t c) {  // CJK symbols and punctuation, full-width forms
+  return (c >= 0x3000 && c <= 0x303F) || (c >= 0xFE10 && c <= 0xFE1F) || (c >= 0xFE30 && c <= 0xFE4F) ||
+         (c >= 0xFF01 && c <= 0xFF65);
+}
+// Curly quotes, dashes, the ellipsis and the middle dot serve both scripts: they
+// take the script of the character they are attached to.
+bool is_shared_mark(char32_t c) {
+  return c == 0x2018 || c == 0x2019 || c == 0x201C || c == 0x201D || c == 0x2014 || c == 0x2026 || c == 0x00B7;
+}
+
+enum class Script { latin, han, mark };  // mark: full-width punctuation
+Script script_of(char32_t c) {
+  if (is_full_width_mark(c)) return Script::mark;
+  return is_han(c) ? Script::han : Script::latin;
+}
+
+// The script at the end of a line, and at the start of the next.
+Script script_at_end(std::string_view s) {
+  size_t end = s.size(), len = 0;
+  for (int i = 0; i < 4 && end > 0; ++i) {
+    const size_t at = start_before(s, end);
+    const char32_t c = decode_at(s, at, &len);
+    if (!is_shared_mark(c)) return script_of(c) == Script::han ? Script::mark : script_of(c);
+    end = at;
+  }
+  return Script::latin;
+}
+Script script_at_start(std::string_view s) {
+  size_t at = 0, len = 0;
+  for (int i = 0; i < 4 && at < s.size(); ++i) {
+    const char32_t c = decode_at(s, at, &len);
+    if (!is_shared_mark(c)) return script_of(c) == Script::han ? Script::mark : script_of(c);
+    at += len;
+  }
+  return Script::latin;
+}
+
 }  // namespace
+
+bool joins_without_space(std::string_view line_end, std::string_view next_line) {
+  if (line_end.empty() || next_line.empty()) return false;
+  size_t len = 0;
+  const char32_t last = decode_at(line_end, start_before(line_end, line_end.size()), &len);
+  const char32_t first = decode_at(next_line, 0, &len);
+  // A shared mark takes the script of the character it is attached to (for the
+  // last character of a line, the one before it; for the first, the one after).
+  const Script a = is_shared_mark(last) ? script_at_end(line_end) : script_of(last);
+  const Script b = is_shared_mark(first) ? script_at_start(next_line) : script_of(first);
+  if (a == Script::mark || b == Script::mark) return true;
+  return a == Script::han && b == Script::han;
+}
 
 const std::string& LocalText::get(const std::string& lang) const {
   static const std::string empty;
@@ -187,6 +301,8 @@ bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,
   Exercise* exercise = nullptr;  // the exercise or quiz that goal:, option: ... belong to
   Quiz* quiz = nullptr;
   std::set<std::string> step_ids, item_ids;
+  std::vector<LocalText> sources;
+  std::map<int, int> old_steps_line;           // layout -> line of its layout-N-steps
   int n = 0;
   size_t pos = 0;
   while (pos <= text.size()) {
@@ -204,8 +320,9 @@ bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,
       if (body.empty()) {
         if (!t.empty() && t.back() != '\n') t += "\n";
       } else {
-        // Lines of one paragraph are joined with spaces; a blank line made the '\n'.
-        if (!t.empty() && t.back() != '\n') t += " ";
+        // Lines of one paragraph are joined with a space, or with nothing between
+        // two lines of Chinese (joins_without_space); a blank line made the '\n'.
+        if (!t.empty() && t.back() != '\n' && !joins_without_space(t, body)) t += " ";
         t += std::string(body);
       }
       continue;
@@ -226,7 +343,7 @@ bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,
       lang = key.substr(dot + 1);
       if (!kLanguages.count(lang)) { fail(n, "unknown language '" + lang + "' (use en or zh)"); continue; }
       if (!kLocalised.count(base)) {
-        fail(n, "only title, text, goal, hint, question, option, explain and after can have a language");
+        fail(n, "only title, text, goal, hint, question, option, explain, after and source can have a language");
         continue;
       }
     }
@@ -248,8 +365,26 @@ bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,
       if (!out.id.empty()) { fail(n, "'lesson:' given twice"); continue; }
       if (!valid_id(value)) { fail(n, "lesson id must be letters, digits, '-' or '_'"); continue; }
       out.id = std::string(value);
+    } else if (base == "source") {
+      // The papers the lesson draws on: lesson-wide, wherever written (by custom at the end).
+      if (lang == "en") sources.emplace_back();
+      else if (sources.empty()) { fail(n, "'" + key + "' must follow its English 'source:'"); continue; }
+      if (value.empty()) { fail(n, "a source is written on its line: authors, year, title"); continue; }
+      if (sources.back().by_lang.count(lang)) { fail(n, "'" + key + "' given twice for this source"); continue; }
+      sources.back().by_lang[lang] = std::string(value);
+    } else if (const int layout = layout_key(base, "steps")) {
+      if (step) { fail(n, "'" + key + "' belongs to the lesson: write it before the first step"); continue; }
+      if (layout >= kLessonLayout) {
+        fail(n, "'" + key + "': layouts before the current one (" + std::to_string(kLessonLayout) + ") only");
+        continue;
+      }
+      if (out.old_steps.count(layout)) { fail(n, "'" + key + "' given twice"); continue; }
+      std::vector<std::string>& ids = out.old_steps[layout];
+      for (const std::string& id : split_bars(value)) ids.push_back(id == "-" ? "" : id);
+      old_steps_line[layout] = n;
     } else if (base == "step") {
       if (!valid_id(value)) { fail(n, "step id must be letters, digits, '-' or '_'"); continue; }
+      if (all_digits(value)) { fail(n, "a step id must not be a number (a number in a link names a step of layout 1)"); continue; }
       if (!step_ids.insert(std::string(value)).second) fail(n, "step id '" + std::string(value) + "' used twice");
       out.steps.emplace_back();
       step = &out.steps.back();
@@ -309,6 +444,27 @@ bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,
         exercise->solution_text = std::string(value);
         if (!parse_solution(value, exercise->solution, why)) fail(n, "solution: " + why);
       }
+    } else if (const int layout = layout_key(base, "options")) {
+      if (!quiz) { fail(n, "'" + key + "' belongs to a quiz: write 'quiz: <id>' first"); continue; }
+      if (layout >= kLessonLayout) {
+        fail(n, "'" + key + "': layouts before the current one (" + std::to_string(kLessonLayout) + ") only");
+        continue;
+      }
+      if (quiz->old_options.count(layout)) { fail(n, "'" + key + "' given twice for this quiz"); continue; }
+      std::vector<int>& where = quiz->old_options[layout];
+      bool ok = true;
+      for (const std::string& item : split_bars(value)) {
+        long long v = 0;
+        if (item == "-") where.push_back(-1);
+        else if (parse_whole_text(item, 1, kMaxQuizOptions, &v)) where.push_back(int(v - 1));
+        else ok = false;
+      }
+      if (!ok) {
+        fail(n, "'" + key + "' lists, for each option the quiz had then, its number now (or '-' if it is gone), "
+                "separated by '|'");
+        quiz->old_options.erase(layout);
+        continue;
+      }
     } else if (base == "question" || base == "option" || base == "answer" || base == "explain" || base == "after" ||
                base == "hides") {
       if (!quiz) { fail(n, "'" + base + "' belongs to a quiz: write 'quiz: <id>' first"); continue; }
@@ -365,8 +521,30 @@ bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,
       if (!q.explanation.by_lang.count("en") || q.explanation.by_lang.at("en").empty()) fail(q.line, what + "has no English explanation");
       if (!q.after.by_lang.empty() && (!q.after.by_lang.count("en") || q.after.by_lang.at("en").empty()))
         fail(q.line, what + "has 'after' text without English");
+      for (const auto& [layout, where] : q.old_options) {
+        const int line = q.line;
+        std::set<int> seen;
+        for (int i : where) {
+          if (i >= int(q.options.size()))
+            fail(line, what + "layout " + std::to_string(layout) + ": option " + std::to_string(i + 1) +
+                           " does not exist");
+          else if (i >= 0 && !seen.insert(i).second)
+            fail(line, what + "layout " + std::to_string(layout) + ": option " + std::to_string(i + 1) +
+                           " is named twice");
+        }
+      }
     }
   }
+  for (const auto& [layout, ids] : out.old_steps) {
+    const int line = old_steps_line[layout];
+    std::set<std::string> seen;
+    for (const std::string& id : ids) {
+      if (id.empty()) continue;
+      if (!step_ids.count(id)) fail(line, "layout " + std::to_string(layout) + " names step '" + id + "', which is not a step of this lesson");
+      else if (!seen.insert(id).second) fail(line, "layout " + std::to_string(layout) + " names step '" + id + "' twice");
+    }
+  }
+  if (!out.steps.empty()) out.steps.back().sources = std::move(sources);
   for (auto& s : out.steps) {
     strip_trailing_newlines(s.text);
     for (auto& e : s.exercises) {
@@ -470,6 +648,25 @@ LessonSet load_lessons(ReadFileFn read, void* user) {
   return set;
 }
 
+// ---------------------------------------------------------------- layouts
+int step_index(const Lesson& lesson, std::string_view step_id) {
+  for (size_t i = 0; i < lesson.steps.size(); ++i)
+    if (lesson.steps[i].id == step_id) return int(i);
+  return -1;
+}
+
+int step_from_layout(const Lesson& lesson, int layout, int position) {
+  if (position < 0) return -1;
+  // The oldest record at or after `layout` tells where its places went; with none,
+  // the steps have not moved since.
+  for (const auto& [l, ids] : lesson.old_steps) {
+    if (l < layout) continue;
+    if (size_t(position) >= ids.size() || ids[size_t(position)].empty()) return -1;
+    return step_index(lesson, ids[size_t(position)]);
+  }
+  return position < int(lesson.steps.size()) ? position : -1;
+}
+
 // ---------------------------------------------------------------- step links
 std::vector<StepLink> step_links(std::string_view text) {
   std::vector<StepLink> out;
@@ -485,17 +682,19 @@ std::vector<StepLink> step_links(std::string_view text) {
     if (slash == std::string_view::npos || end == std::string_view::npos || slash > end) continue;
     StepLink l;
     l.lesson = std::string(text.substr(close + 3, slash - close - 3));
-    const std::string_view digits = text.substr(slash + 1, end - slash - 1);
-    const bool id_ok = !l.lesson.empty() && std::all_of(l.lesson.begin(), l.lesson.end(), [](char c) {
-      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-    });
-    if (!id_ok || digits.empty() || digits.size() > 3 ||
-        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      continue;
+    const std::string_view target = text.substr(slash + 1, end - slash - 1);
+    auto id_chars = [](std::string_view s) {
+      return !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+      });
+    };
+    const bool number = all_digits(target);
+    if (!id_chars(l.lesson) || (number ? target.size() > 3 : !id_chars(target))) continue;
     l.begin = open;
     l.end = end + 1;
     l.words = std::string(text.substr(open + 1, close - open - 1));
-    l.step = std::stoi(std::string(digits));
+    if (number) l.step = std::stoi(std::string(target));
+    else l.step_id = std::string(target);
     out.push_back(std::move(l));
     from = end + 1;
   }

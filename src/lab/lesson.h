@@ -40,6 +40,17 @@ struct LessonValue {
   int line = 0;         // where it was written, for error messages
 };
 
+// Lesson layouts. A learner's saved progress and old links name steps by their
+// position, and saved quiz answers name options by position. Each time lessons
+// are rearranged (steps split or moved, options reordered) the layout number goes
+// up, and the lesson files record where the places of earlier layouts went
+// (`layout-1-steps:` in a lesson, `layout-1-options:` in a quiz): saved state
+// records its layout, and lab_state_fit moves it to the current one. Links are
+// written with step ids since layout 2; a link with a step number is from layout 1.
+//   1: the lessons up to commit 4fc1bf1 (issue 15)
+//   2: issue 22 (steps split, quiz options reordered, links by step id)
+constexpr int kLessonLayout = 2;
+
 struct LessonStep {
   std::string id;
   int line = 0;
@@ -49,6 +60,9 @@ struct LessonStep {
   std::map<std::string, LessonValue> params;  // every other key of the step
   std::vector<Exercise> exercises;  // goals checked live (exercise.h)
   std::vector<Quiz> quizzes;        // predict, then reveal (exercise.h)
+  // The papers the lesson draws on ("source:" lines), on its last step only: they
+  // are shown after that step's prose (shown_prose in lab_state.h).
+  std::vector<LocalText> sources;
 };
 
 struct Lesson {
@@ -56,7 +70,17 @@ struct Lesson {
   std::string file;  // e.g. "first_look.lesson"
   LocalText title;
   std::vector<LessonStep> steps;
+  // Where the steps of an earlier layout are now: layout -> for each step it had
+  // then, its id now ("" when it is gone). A layout not listed had the steps of
+  // today at the same positions (or the lesson did not exist yet).
+  std::map<int, std::vector<std::string>> old_steps;
 };
+
+// The current index of the step at `position` (0-based) of the lesson as it was in
+// `layout`; -1 when that step is gone or never existed.
+int step_from_layout(const Lesson& lesson, int layout, int position);
+// The index of the step with this id; -1 if there is none.
+int step_index(const Lesson& lesson, std::string_view step_id);
 
 struct LessonError {
   std::string file;
@@ -64,6 +88,15 @@ struct LessonError {
   std::string message;
   std::string to_string() const;  // "lessons/file.lesson:12: message"
 };
+
+// Whether two wrapped lines of one paragraph join with no space between them: when
+// the first ends and the next starts with Chinese (a Han character or a full-width
+// mark such as ，。（), or when either side is a full-width mark. Latin text and
+// digits next to a Han character keep their space ("使用 softmax"). Curly quotes,
+// dashes and the ellipsis take the script of the character they are attached to:
+// a line ending “甜的东西” joins the next Chinese line directly, one ending
+// “cats” keeps its space.
+bool joins_without_space(std::string_view line_end, std::string_view next_line);
 
 // The largest matrix a lesson (and so a learner's edit of it) may hold, per side.
 constexpr int kMaxMatrixDim = 64;
@@ -91,14 +124,16 @@ struct LessonSet {
 // A file source: returns the file's text, or false when it does not exist.
 using ReadFileFn = bool (*)(std::string_view name, std::string& out, void* user);
 
-// A link to a step written in prose, "[the step's title](#lesson-id/3)" (steps
-// counted from 1). The page's text shows the words as a link to the step
-// (web/lab.js); the canvas shows the words alone.
+// A link to a step written in prose, "[the step's title](#lesson-id/step-id)". The
+// page's text shows the words as a link to the step (web/lab.js); the canvas shows
+// the words alone. A step number instead of an id ("#focus/3", counted from 1) is
+// read too: it names a step of layout 1 (see kLessonLayout).
 struct StepLink {
   size_t begin = 0, end = 0;  // where the whole "[...](#...)" is in the text
   std::string words;          // what is shown
   std::string lesson;         // lesson id
-  int step = 0;               // 1-based
+  std::string step_id;        // the step's id, or "" when it is named by number
+  int step = 0;               // 1-based, when named by number (else 0)
 };
 std::vector<StepLink> step_links(std::string_view text);
 // The text with every step link replaced by its words.

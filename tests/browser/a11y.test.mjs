@@ -74,9 +74,10 @@ test('a number is edited through its spinbutton, and the change is announced', a
   await cell.press('Enter');
   await frames(page, 2);
   assert.equal((await state(page)).values.q[1][0], 0.25);
-  // The computed weights are a table with row and column headers.
-  const headers = await mirror(page).getByRole('columnheader').allTextContents();
-  assert.ok(headers.includes('cats') && headers.includes('mice'), headers.join(' | '));
+  // Every matrix is a table with row and column headers (the tokens name the rows;
+  // the computed scores and weights stay hidden until the step's quiz is checked).
+  const rows = await mirror(page).getByRole('rowheader').allTextContents();
+  assert.ok(rows.includes('cats') && rows.includes('mice'), rows.join(' | '));
 });
 
 test('a quiz is answered with its radio buttons and Check, and the exercise hint is revealed', async () => {
@@ -93,8 +94,11 @@ test('a quiz is answered with its radio buttons and Check, and the exercise hint
   assert.equal(q.checked, true);
   await announcement(page, q.right ? /Right/ : /Not quite/);
   await mirrorCaughtUp(page);
-  // The explanation is now in the mirror, as on the canvas.
+  // The explanation is now in the mirror, as on the canvas, and so are the
+  // computed weights the quiz hid: a table with the keys as column headers.
   assert.ok((await mirror(page).textContent()).includes(q.right ? 'Right!' : 'Not quite'));
+  const headers = await mirror(page).getByRole('columnheader').allTextContents();
+  assert.ok(headers.includes('cats') && headers.includes('mice'), headers.join(' | '));
 
   const before = (await state(page)).exercises[0].hintsShown;
   await mirror(page).getByRole('button', { name: /Show a hint|Another hint/ }).first().press('Enter');

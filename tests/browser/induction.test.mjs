@@ -102,12 +102,18 @@ test('an induction head forms in the page (time and frame rate printed against t
 
 test('the best induction head\'s last row, dragged weight by weight, moves its heatmap row and the prediction', async () => {
   const { page } = lab;
-  assert.ok(await page.evaluate(() => window.attnlab.goto('induction-heads', 1)));
+  assert.ok(await page.evaluate(() => window.attnlab.goto('induction-heads', 2)));
   await frames(page);
+  assert.equal((await state(page)).stepId, 'redirect');
   await page.evaluate(() => { window.attnlab.train('speed', 'fast'); window.attnlab.train('run'); });
   await until(async () => (await state(page)).experiment.done, 'the 300 steps to finish', 300000);
   let st = await state(page);
   assert.equal(st.experiment.redirectRow, undefined);
+  // The step's quiz keeps the predictions note hidden until it is answered.
+  await click(page, 'quiz:redirect-follows:2');
+  await frames(page);
+  await click(page, 'quiz-check:redirect-follows');
+  await frames(page);
   // One weight on position 2 and one on position 3: half each.
   await typeInMirror(page, /, \w2$/, '1');
   await typeInMirror(page, /, \w3$/, '1');

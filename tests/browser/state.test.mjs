@@ -3,7 +3,7 @@
 // state are refused with a notice instead of breaking the lab.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openLab, state, widget, widgets, frames, screenshotVariety, scrollTo, scrollAndClick } from './harness.mjs';
+import { openLab, state, widget, widgets, frames, screenshotVariety, scrollTo, scrollAndClick, until } from './harness.mjs';
 
 let lab;
 before(async () => { lab = await openLab(); });
@@ -56,7 +56,7 @@ test('a shared link restores the edited values in a fresh browser', async () => 
   await dragRight(page, 'edit:q:1:1', -90);
   const edited = await state(page);
   const link = await page.evaluate(() => window.attnlab.share());
-  assert.match(link, /^first-look\/2\/v1\.[A-Za-z0-9_-]+$/);
+  assert.match(link, /^first-look\/three-tokens\/v1\.[A-Za-z0-9_-]+$/);
   const other = await openLab({ hash: '#' + link, server: lab.server });
   try {
     const s = await state(other.page);
@@ -152,7 +152,7 @@ test('a quiz answer and a revealed hint are kept per step, across a reload, and 
   // Checked, so the panels the quiz hid are shown after the reload too.
   assert.equal((await scrollTo(page, 'panel:weights')).kind, 'panel');
   const saved = JSON.parse(await page.evaluate(() => localStorage.getItem('attnlab.state')));
-  assert.equal(saved.version, 2);
+  assert.equal(saved.version, 3);
   assert.deepEqual(saved.answers['first-look/three-tokens'], { h: { 'cats-to-mice': 1 }, q: { 'who-wins': { p: 2, c: true } } });
   await screenshotVariety(page, 'state-answers-restored');
 
@@ -181,5 +181,42 @@ test('saved state from before answers were kept (version 1) still loads', async 
   assert.deepEqual(s.values.k[2], [0.5, 0.5]);
   assert.equal(s.quizzes[0].picked, -1);
   assert.deepEqual(s.notices, []);
+  assert.deepEqual(lab.consoleErrors, []);
+});
+
+// Lessons were rearranged in issue 22 (steps split, quiz options reordered). State
+// saved before (version 2, layout 1) and links made before ("#lesson/3", steps by
+// number) still land on the same step and the same answer (lessons/README.md,
+// "Links, saved progress and layouts").
+test('state saved and links made before the lessons were rearranged land on the same steps and answers', async () => {
+  const { page } = lab;
+  // Layout 1: rnn-vs-attention had distance, pooling, order; "order" (step 3) held
+  // why-positions, whose right answer was option 1.
+  await lab.reload('', { storage: { 'attnlab.state': JSON.stringify({
+    version: 2, lang: 'en', lesson: 'rnn-vs-attention', step: 2, furthest: { 'rnn-vs-attention': 2 },
+    edits: {}, answers: { 'rnn-vs-attention/order': { q: { 'why-positions': { p: 0, c: true } } } },
+  }) } });
+  let s = await state(page);
+  assert.equal(s.stepId, 'order');
+  assert.deepEqual(s.notices, []);
+  assert.ok(await page.evaluate(() => window.attnlab.goto('rnn-vs-attention', 4)));
+  await frames(page);
+  s = await state(page);
+  assert.equal(s.stepId, 'positions-not-rnn');
+  assert.deepEqual(s.quizzes[0], { id: 'why-positions', picked: 2, checked: true, right: true });
+  // Saving is throttled to a few times a second: wait for the new layout to be written.
+  const saved = await until(async () => {
+    const v = JSON.parse(await page.evaluate(() => localStorage.getItem('attnlab.state')) || 'null');
+    return v && v.version === 3 && v.layout === 2 && v;
+  }, 'the state to be saved in the new layout');
+  assert.equal(saved.lesson, 'rnn-vs-attention');
+  // An old link by number, and a link by id, which the address bar now shows.
+  await lab.reload('#induction-heads/3');
+  s = await state(page);
+  assert.equal(s.stepId, 'prompt');
+  assert.equal(await page.evaluate(() => location.hash), '#induction-heads/prompt');
+  await page.evaluate(() => { location.hash = 'induction-heads/redirect'; });
+  await frames(page, 5);
+  assert.equal((await state(page)).stepId, 'redirect');
   assert.deepEqual(lab.consoleErrors, []);
 });

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "base/json.h"
 #include "lab/lab_state.h"
 
 using namespace attn;
@@ -160,7 +161,7 @@ TEST_CASE("a saved state that cannot be read at all is refused with a reason and
   LabState target;
   target.lesson = "keep";
   std::string why;
-  for (const char* text : {"", "{", "[]", "{\"version\": 3}", "{\"lang\": \"en\"}"}) {
+  for (const char* text : {"", "{", "[]", "{\"version\": 4}", "{\"version\": 3, \"layout\": 99}", "{\"lang\": \"en\"}"}) {
     CAPTURE(text);
     why.clear();
     CHECK_FALSE(lab_state_from_text(text, &target, &why));
@@ -258,30 +259,48 @@ TEST_CASE("a loaded state is fitted to the lessons at hand") {
 TEST_CASE("links name a place and can carry the learner's values") {
   ParsedLink p;
   std::string why;
-  REQUIRE(parse_link("#tiny/2", &p, &why));
+  REQUIRE(parse_link("#tiny/two", &p, &why));
   CHECK(p.lesson == "tiny");
-  CHECK(p.step == 1);
+  CHECK(p.step_id == "two");
   CHECK_FALSE(p.has_edits);
+  // A link of layout 1 names its step by number, counted from 1.
+  REQUIRE(parse_link("#tiny/2", &p, &why));
+  CHECK(p.step_id.empty());
+  CHECK(p.step == 1);
   REQUIRE(parse_link("", &p, &why));
   CHECK(p.lesson.empty());
 
   StepEdits e;
   e.mats["q"] = (Mat(2, 2) << 0.25f, -1, 3, 4).finished();
   e.settings["score"] = "dot";
-  const std::string link = make_link("tiny", 1, &e);
-  CHECK(link.rfind("tiny/2/v1.", 0) == 0);
+  const std::string link = make_link("tiny", "two", &e);
+  CHECK(link.rfind("tiny/two/v1.", 0) == 0);
   REQUIRE(parse_link("#" + link, &p, &why));
+  CHECK(p.step_id == "two");
   REQUIRE(p.has_edits);
   CHECK(p.edits.mats.at("q") == e.mats.at("q"));
   CHECK(p.edits.settings.at("score") == "dot");
-  CHECK(make_link("tiny", 0, nullptr) == "tiny/1");
+  CHECK(make_link("tiny", "one", nullptr) == "tiny/one");
+
+  // With the lessons, the step is resolved to its index now.
+  const std::vector<Lesson> lessons = {tiny_lesson()};
+  REQUIRE(parse_link("#tiny/two", lessons, &p, &why));
+  CHECK(p.step == 1);
+  REQUIRE(parse_link("#tiny/1", lessons, &p, &why));
+  CHECK(p.step == 0);
+  REQUIRE(parse_link("#tiny/gone", lessons, &p, &why));
+  CHECK(p.step == -1);
+  REQUIRE(parse_link("#tiny/7", lessons, &p, &why));
+  CHECK(p.step == -1);
 }
 
 TEST_CASE("bad or oversized links are refused") {
   ParsedLink p;
   std::string why;
-  CHECK_FALSE(parse_link("#tiny/zero", &p, &why));
+  CHECK_FALSE(parse_link("#tiny/ze.ro", &p, &why));
+  CHECK_FALSE(parse_link("#tiny/" + std::string(65, 'a'), &p, &why));
   CHECK_FALSE(parse_link("#tiny/0", &p, &why));
+  CHECK_FALSE(parse_link("#tiny/1001", &p, &why));
   CHECK_FALSE(parse_link("#ti<ny/1", &p, &why));
   CHECK_FALSE(parse_link("#tiny/1/v2.abc", &p, &why));
   CHECK(why == "the link's saved values have an unknown version");
@@ -341,7 +360,7 @@ TEST_CASE("a state that loads saves and loads again to the same thing; numbers b
   std::string why;
   StepEdits e;
   e.mats["q"] = (Mat(1, 2) << 3.4028234663852886e38f, 1).finished();
-  REQUIRE(parse_link(make_link("tiny", 0, &e), &p, &why));
+  REQUIRE(parse_link(make_link("tiny", "one", &e), &p, &why));
   CHECK(p.edits.mats.at("q") == e.mats.at("q"));
 }
 
@@ -365,4 +384,140 @@ TEST_CASE("a link's matrix that does not fit the step is named as ignored, whate
   fits.mats["q"] = Mat::Zero(2, 2);
   inputs_with_edits(s, &fits, &ignored);
   CHECK(ignored.empty());
+}
+
+// ---------------------------------------------------------------- lesson layouts
+namespace {
+
+// Layout 1 had steps "intro", "run" and "quiz"; "run" was split into "run" and
+// "why", and the quiz's options were reordered (old 1 -> 3, 2 -> 1, 3 -> 2), one
+// was added, and "intro"'s only option "b" was dropped.
+Lesson layout_lesson() {
+  const char* text =
+      "lesson: moved\ntitle: Moved\nlayout-1-steps: intro | run | quiz\n"
+      "step: intro\ntitle: Intro\ntext:\n  i\n"
+      "quiz: first\nquestion: Q?\noption: a\noption: c\nanswer: 1\nexplain: E.\nlayout-1-options: 1 | - | 2\n"
+      "step: run\ntitle: Run\ntext:\n  r\n"
+      "step: why\ntitle: Why\ntext:\n  w\n"
+      "quiz: moved-here\nquestion: Q?\noption: x\noption: y\nanswer: 2\nexplain: E.\n"
+      "step: quiz\ntitle: Quiz\ntext:\n  q\n"
+      "quiz: order\nquestion: Q?\noption: two\noption: three\noption: one\noption: new\nanswer: 3\nexplain: E.\n"
+      "layout-1-options: 3 | 1 | 2\n"
+      "source: Someone et al. 2017. A title.\nsource.zh: Someone 等，2017。A title。\n";
+  Lesson l;
+  std::vector<LessonError> errors;
+  const bool ok = parse_lesson("moved.lesson", text, l, errors);
+  for (const auto& e : errors) FAIL_CHECK(e.to_string());
+  REQUIRE(ok);
+  return l;
+}
+
+}  // namespace
+
+TEST_CASE("a lesson's layout records say where the steps and options of an earlier layout went") {
+  const Lesson l = layout_lesson();
+  REQUIRE(l.old_steps.count(1));
+  CHECK(step_from_layout(l, 1, 0) == 0);
+  CHECK(step_from_layout(l, 1, 1) == 1);
+  CHECK(step_from_layout(l, 1, 2) == 3);  // "quiz" moved down by the new step "why"
+  CHECK(step_from_layout(l, 1, 3) == -1);
+  CHECK(step_from_layout(l, kLessonLayout, 2) == 2);  // today's positions are today's
+  CHECK(l.steps[3].quizzes[0].old_options.at(1) == std::vector<int>{2, 0, 1});
+  CHECK(l.steps[0].quizzes[0].old_options.at(1) == std::vector<int>{0, -1, 1});
+  // The sources sit on the last step.
+  CHECK(l.steps[3].sources.size() == 1);
+  CHECK(l.steps[0].sources.empty());
+}
+
+TEST_CASE("a state saved in layout 1 keeps its place, progress and answers in today's lessons") {
+  const std::vector<Lesson> lessons = {layout_lesson()};
+  // Saved before layouts were recorded (version 2): at old step 3, the quiz
+  // answered with old option 1 ("one"), and "intro" answered with the option now gone.
+  const std::string saved =
+      "{\"version\": 2, \"lang\": \"en\", \"lesson\": \"moved\", \"step\": 2, \"furthest\": {\"moved\": 2},"
+      " \"answers\": {\"moved/quiz\": {\"q\": {\"order\": {\"p\": 0, \"c\": true}}},"
+      " \"moved/intro\": {\"q\": {\"first\": {\"p\": 1, \"c\": true}}},"
+      " \"moved/run\": {\"q\": {\"moved-here\": {\"p\": 1}}}}}";
+  LabState st;
+  std::string why;
+  REQUIRE(lab_state_from_text(saved, &st, &why));
+  CHECK(st.layout == 1);
+  lab_state_fit(&st, lessons);
+  CHECK(st.layout == kLessonLayout);
+  CHECK(st.step == 3);
+  CHECK(st.furthest.at("moved") == 3);
+  const QuizAnswer one = quizzes_for_step(lessons[0].steps[3], &st.answers.at("moved/quiz"))[0];
+  CHECK(one.picked == 2);  // "one" is option 3 now: still the right answer
+  CHECK(one.checked);
+  CHECK(st.answers.count("moved/intro") == 0);  // its option is gone: unanswered
+  // A quiz that moved to another step of its lesson takes its answer along.
+  CHECK(st.answers.count("moved/run") == 0);
+  CHECK(st.answers.at("moved/why").quizzes.at("moved-here").picked == 1);
+
+  // Saved again, it is layout 2 and loads to the same thing without moving again.
+  const std::string again = json::write(lab_state_to_json(st));
+  CHECK(again.find("\"layout\":" + std::to_string(kLessonLayout)) != std::string::npos);
+  LabState st2;
+  REQUIRE(lab_state_from_text(again, &st2, &why));
+  lab_state_fit(&st2, lessons);
+  CHECK(json::write(lab_state_to_json(st2)) == again);
+
+  // Progress reached in layout 1 at old step 2 ("run") is step 2 now, not "why".
+  LabState early;
+  REQUIRE(lab_state_from_text("{\"version\": 1, \"lesson\": \"moved\", \"step\": 1, \"furthest\": {\"moved\": 1}}", &early, &why));
+  lab_state_fit(&early, lessons);
+  CHECK(early.step == 1);
+  CHECK(early.furthest.at("moved") == 1);
+}
+
+TEST_CASE("a state from newer lessons, or of version 3 without its layout, is not misread") {
+  LabState st;
+  std::string why;
+  CHECK_FALSE(lab_state_from_text("{\"version\": 3, \"layout\": 99, \"lesson\": \"x\"}", &st, &why));
+  CHECK(why.find("newer") != std::string::npos);
+  std::vector<std::string> dropped;
+  REQUIRE(lab_state_from_text("{\"version\": 3, \"lesson\": \"moved\", \"step\": 2, \"furthest\": {\"moved\": 2}}", &st, &why, &dropped));
+  CHECK(st.lesson.empty());
+  CHECK(st.furthest.empty());
+  REQUIRE(dropped.size() == 1);
+  CHECK(dropped[0].find("layout") != std::string::npos);
+}
+
+TEST_CASE("layout records that name nothing, and step ids that are numbers, are refused with their line") {
+  auto first_error = [](const std::string& text) {
+    Lesson l;
+    std::vector<LessonError> errors;
+    parse_lesson("t.lesson", text, l, errors);
+    return errors.empty() ? "" : errors[0].to_string();
+  };
+  const std::string head = "lesson: t\ntitle: T\n";
+  const std::string step = "step: a\ntitle: A\ntext:\n  x\n";
+  const std::string quiz = "quiz: q\nquestion: Q?\noption: a\noption: b\nanswer: 1\nexplain: E.\n";
+  CHECK(first_error(head + "layout-1-steps: a | b\n" + step).find("t.lesson:3: layout 1 names step 'b'") != std::string::npos);
+  CHECK(first_error(head + "layout-1-steps: a | a\n" + step).find("twice") != std::string::npos);
+  CHECK(first_error(head + step + "layout-1-steps: a\n").find("before the first step") != std::string::npos);
+  CHECK(first_error(head + "layout-2-steps: a\n" + step).find("layouts before the current one") != std::string::npos);
+  CHECK(first_error(head + step + quiz + "layout-1-options: 3 | 1\n").find("option 3 does not exist") != std::string::npos);
+  CHECK(first_error(head + step + quiz + "layout-1-options: 1 | 1\n").find("named twice") != std::string::npos);
+  CHECK(first_error(head + step + quiz + "layout-1-options: one\n").find("its number now") != std::string::npos);
+  CHECK(first_error(head + step + "layout-1-options: 1\n").find("belongs to a quiz") != std::string::npos);
+  CHECK(first_error(head + "step: 12\ntitle: A\ntext:\n  x\n").find("must not be a number") != std::string::npos);
+  CHECK(first_error(head + step + "source.zh: 中文\n").find("must follow its English") != std::string::npos);
+  CHECK(first_error(head + step + "source:\n").find("authors, year, title") != std::string::npos);
+  CHECK(first_error(head + "layout-1-steps: - | a\n" + step + quiz + "layout-1-options: - | 2 | 1\n").empty());
+}
+
+TEST_CASE("a lesson's sources follow the prose of its last step, under a heading, in each language") {
+  const Lesson l = layout_lesson();
+  const LessonStep& last = l.steps.back();
+  CHECK(shown_prose(last, "en", {}) == "q\nSources\nSomeone et al. 2017. A title.");
+  CHECK(shown_prose(last, "zh", {}) == "q\n参考文献\nSomeone 等，2017。A title。");
+  // A checked quiz's 'after' text comes before the sources.
+  Lesson with_after = l;
+  with_after.steps.back().quizzes[0].after.by_lang["en"] = "After.";
+  QuizAnswer checked;
+  checked.picked = 0;
+  checked.checked = true;
+  CHECK(shown_prose(with_after.steps.back(), "en", {checked}) == "q\nAfter.\nSources\nSomeone et al. 2017. A title.");
+  CHECK(shown_prose(l.steps[0], "en", {}) == "i");
 }
