@@ -164,7 +164,12 @@
 
     function training(t, w) {
       const label = t.running ? w.pause : t.started ? w.resume : w.start;
-      const box = el('div', { class: 'm-training', role: 'group', 'aria-label': w.training },
+      const box = el('div', { class: 'm-training', role: 'group', 'aria-label': w.training });
+      // The training worker stopped: why, and a way to start it again.
+      if (t.failed) box.append(el('p', { role: 'alert', text: t.failed }),
+        el('button', { type: 'button', 'data-key': 'm-train-retry', text: w.retry,
+                       on: { click: () => ask('train', { action: 'retry', speed: '' }) } }));
+      box.append(
         el('button', { type: 'button', 'data-key': 'm-train-run', text: label, disabled: t.finished,
                        on: { click: () => ask('train', { action: t.running ? 'pause' : 'run', speed: '' }) } }),
         el('button', { type: 'button', 'data-key': 'm-train-step', text: w.step, disabled: t.finished,

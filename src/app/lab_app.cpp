@@ -40,10 +40,7 @@ void lab_recompute(LabApp& app) {
     // in a link or saved state shows as a compute error, like any demo's).
     if (!app.experiment) {
       app.outputs = attn::run_demo(step->demo, app.inputs);
-      if (app.outputs.error.empty()) {
-        app.experiment = attn::make_experiment(step->demo, app.inputs);
-        app.experiment->prepare();
-      }
+      if (app.outputs.error.empty()) app.experiment = lab_trainer(app).open(lab_current_key(app), step->demo, app.inputs);
     }
     if (app.experiment) app.outputs = app.experiment->view();
     else app.running = false;
@@ -57,10 +54,16 @@ void lab_recompute(LabApp& app) {
 
 namespace {
 
-// A fresh experiment for the step (its settings may have changed).
+// A fresh experiment for the step (its settings may have changed), here and in
+// the worker; none while the settings do not pass the demo's checks.
 void restart_experiment(LabApp& app) {
-  app.experiment.reset();
   app.running = false;
+  app.experiment = nullptr;
+  const attn::LessonStep* step = lab_current_step(app);
+  if (step && attn::is_experiment_demo(step->demo) && attn::run_demo(step->demo, app.inputs).error.empty())
+    app.experiment = lab_trainer(app).reset(lab_current_key(app), step->demo, app.inputs);
+  else if (app.trainer)
+    app.trainer->close(lab_current_key(app));
   lab_recompute(app);
 }
 
@@ -100,14 +103,10 @@ void enter_step(LabApp& app) {
   app.hints_shown = attn::hints_for_step(*lab_current_step(app), answers);
   app.quizzes = attn::quizzes_for_step(*lab_current_step(app), answers);
   // A live experiment waits, paused, while the learner is elsewhere.
+  if (app.experiment && app.running) app.trainer->pause(app.experiment_key);
   app.running = false;
-  if (app.experiment) app.parked[app.experiment_key] = std::move(app.experiment);
   app.experiment_key = lab_current_key(app);
-  auto parked = app.parked.find(app.experiment_key);
-  if (parked != app.parked.end()) {
-    app.experiment = std::move(parked->second);
-    app.parked.erase(parked);
-  }
+  app.experiment = app.trainer ? app.trainer->experiment(app.experiment_key) : nullptr;
   lab_recompute(app);
   platform::set_url_fragment(attn::make_link(app.state.lesson, lab_current_step(app)->id, nullptr));
   platform::page_event("step", attn::json::write(lab_prose_json(app)));
@@ -178,8 +177,9 @@ bool lab_load_lesson_text(LabApp& app, const std::string& file, const std::strin
   for (auto& l : app.set.lessons)
     if (l.id == lesson.id) l = lesson, replaced = true;
   if (!replaced) app.set.lessons.push_back(std::move(lesson));
-  app.parked.clear();  // a changed lesson may have changed its experiments' settings
-  app.experiment.reset();
+  if (app.trainer) app.trainer->close_all();  // a changed lesson may have changed its experiments' settings
+  app.experiment = nullptr;
+  app.running = false;
   enter_step(app);
   return true;
 }
@@ -205,9 +205,7 @@ void lab_follow_link(LabApp& app, const std::string& fragment) {
   if (!ignored.empty())
     app.notices.push_back("Some values in the link do not fit this step and were ignored.");
   remember_edits(app);
-  app.experiment.reset();  // the link's settings: a fresh experiment
-  app.running = false;
-  lab_recompute(app);
+  restart_experiment(app);  // the link's settings: a fresh experiment
 }
 
 // ---------------------------------------------------------------- 2 navigation and edits
@@ -239,7 +237,7 @@ void matrix_changed(LabApp& app, const std::string& name) {
   const auto it = app.inputs.mats.find(name);
   if (app.experiment && it != app.inputs.mats.end() &&
       !(attn::run_demo(lab_current_step(app)->demo, app.inputs).error.empty() &&
-        app.experiment->set_view_matrix(name, it->second))) {
+        app.trainer->set_view_matrix(app.experiment_key, name, it->second))) {
     restart_experiment(app);
     return;
   }
@@ -262,33 +260,38 @@ void lab_set_setting(LabApp& app, const std::string& name, const std::string& va
   // A live experiment keeps training when only the picture changes (which
   // example is shown); other settings start it again.
   if (app.experiment && attn::run_demo(lab_current_step(app)->demo, app.inputs).error.empty() &&
-      app.experiment->set_view_setting(name, value)) {
+      app.trainer->set_view_setting(app.experiment_key, name, value)) {
     lab_recompute(app);
     return;
   }
   restart_experiment(app);
 }
 
-double lab_speed_budget_ms(const LabApp& app) {
-  const attn::FrameBudget* b = lab_speed_budget(app);
-  return b ? b->budget_ms() : 0.0;
-}
-
 void lab_train(LabApp& app, const std::string& action, const std::string& speed) {
+  if (action == "retry") {
+    lab_trainer_retry(app);
+    return;
+  }
   if (!app.experiment) return;
   ++app.revision;
-  if (action == "run") app.running = !app.experiment->done();
-  else if (action == "pause") app.running = false;
-  else if (action == "step") {
+  attn::TrainerClient& t = lab_trainer(app);
+  if (action == "run") {
+    if (!app.experiment->done() && app.trainer_failed.empty()) {
+      t.run(app.experiment_key, app.speed);
+      app.running = true;
+    }
+  } else if (action == "pause") {
+    t.pause(app.experiment_key);
     app.running = false;
-    const double t0 = platform::now_ms();
-    app.experiment->step_once();
-    app.frame_compute_ms += platform::now_ms() - t0;
-    lab_recompute(app);
+  } else if (action == "step") {
+    // One step in the worker; the page shows it when its snapshot arrives.
+    if (!app.experiment->done() && app.trainer_failed.empty()) t.step(app.experiment_key);
+    app.running = false;
   } else if (action == "reset") {
     restart_experiment(app);
   } else if (action == "speed" && (speed == "slow" || speed == "normal" || speed == "fast")) {
     app.speed = speed;
+    if (app.running) t.run(app.experiment_key, speed);
   }
 }
 
@@ -324,7 +327,9 @@ void lab_apply_demo_edit(LabApp& app, const ui::DemoEdit& e) {
 void lab_reset_step(LabApp& app) {
   app.state.edits.erase(lab_current_key(app));
   app.state.answers.erase(lab_current_key(app));
-  app.experiment.reset();  // back to the lesson's settings, untrained
+  if (app.trainer) app.trainer->close(lab_current_key(app));  // back to the lesson's settings, untrained
+  app.experiment = nullptr;
+  app.running = false;
   enter_step(app);
 }
 
@@ -391,7 +396,8 @@ bool lab_apply_solution(LabApp& app, int exercise) {
   if (app.experiment && attn::run_demo(step->demo, solved).error.empty())
     for (const auto& [name, value] : solved.settings) {
       auto was = app.inputs.settings.find(name);
-      if ((was == app.inputs.settings.end() || was->second != value) && !app.experiment->set_view_setting(name, value))
+      if ((was == app.inputs.settings.end() || was->second != value) &&
+          !app.trainer->set_view_setting(app.experiment_key, name, value))
         restart = true;
     }
   app.inputs = std::move(solved);

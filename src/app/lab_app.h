@@ -14,6 +14,8 @@
 #include "lab/experiments.h"
 #include "lab/lab_state.h"
 #include "lab/lesson.h"
+#include "lab/trainer.h"
+#include "platform/platform.h"
 #include "ui/panels.h"
 
 struct LabApp {
@@ -30,25 +32,27 @@ struct LabApp {
   std::vector<ui::QuizState> quizzes;
   bool show_keys = false;     // the keys panel is open (? or F1)
   double compute_ms = 0.0;    // last demo compute time
-  // A live experiment (training, timing) when the step's demo is one; it lives
-  // until the learner leaves the step or changes a setting that needs a restart.
-  std::unique_ptr<attn::Experiment> experiment;
-  // Experiments of steps the learner left, paused, by step key: coming back
-  // finds the models as they were.
-  std::map<std::string, std::unique_ptr<attn::Experiment>> parked;
+  // Live experiments (training, timing) train in the training worker
+  // (lab/trainer.h): a Web Worker in the page, a thread natively, started when
+  // a step first needs it or a moment after the first frame. The page's copies
+  // of the experiments, by step key, are the client's; a step the learner left
+  // keeps its experiment, paused, so coming back finds the models as they were.
+  std::unique_ptr<platform::TrainerLink> trainer_link;
+  std::unique_ptr<attn::TrainerClient> trainer;
+  attn::Experiment* experiment = nullptr;  // the current step's copy (the client owns it)
   std::string experiment_key;
-  bool running = false;          // advanced every frame while true
-  std::string speed = "normal";  // slow: one unit per frame; normal / fast: a time budget
+  bool running = false;          // the worker trains it (its snapshots say; Start and Pause set it at once)
+  std::string speed = "normal";  // slow: a step at a time; normal / fast: as fast as the worker can
+  std::string trainer_failed;    // why the worker stopped ("" while it works): a notice with Retry
+  bool trainer_ready = false;    // the worker has loaded and answers
+  double trainer_started_at = 0.0, trainer_heard_at = 0.0, trainer_pinged_at = 0.0;
+  long trainer_snapshots = 0;    // snapshots applied to the current step's copy
   // The timing overlay (key T): smoothed frame time, and core work in this frame.
   bool overlay = false;
   double frame_ms = 0.0;
   double last_frame_at = 0.0;
   double frame_compute_ms = 0.0;
   double frame_compute_shown = 0.0;  // the last complete frame's compute
-  // Per-frame work budgets, steered by the frame time while an experiment runs:
-  // normal keeps 40 fps, fast trades frames for speed down to 33 fps.
-  attn::FrameBudget budget_normal;
-  attn::FrameBudget budget_fast{{30.0, 4.0, 24.0, 8.0, 0.5, 0.9}};
   double ui_ms = 0.0;  // smoothed time to lay out the interface, not counting compute
   long frames = 0;
   // How the page lays the lab out (web/lab.js decides by width and tells us):
@@ -105,11 +109,12 @@ std::string lab_type_number(LabApp& app, const std::string& name, int row, int c
 void lab_set_layout(LabApp& app, const std::string& layout, bool touch_screen);
 std::string lab_share_link(LabApp& app);  // also copies it to the clipboard
 
-// Live experiments: start / pause, one step, start again, speed.
+// Live experiments: "run", "pause", "step" (one training step), "reset" (start
+// again), "speed" (with "slow", "normal" or "fast"), "retry" (a new training
+// worker after one failed).
 void lab_train(LabApp& app, const std::string& action, const std::string& speed = "");
-// Milliseconds of experiment work for the next frame at app.speed ("slow" = one
-// unit; "normal" and "fast" follow the frame rate, see attn::FrameBudget).
-double lab_speed_budget_ms(const LabApp& app);
+// Each frame: applies what the training worker sent, and watches that it lives.
+void lab_trainer_pump(LabApp& app, double now_ms);
 
 // Writes the state to storage if it changed (at most every `min_interval_ms`).
 void lab_save(LabApp& app, double min_interval_ms = 250.0);

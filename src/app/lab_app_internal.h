@@ -13,9 +13,8 @@ std::string lab_current_key(const LabApp& app);
 // Recomputes the step's outputs from its inputs (or the live experiment's view).
 void lab_recompute(LabApp& app);
 
-// The budget steering the current speed; none for "slow" (one unit a frame).
-template <typename App>  // LabApp or const LabApp
-auto lab_speed_budget(App& app) -> decltype(&app.budget_normal) {
-  if (app.speed == "slow") return nullptr;
-  return app.speed == "fast" ? &app.budget_fast : &app.budget_normal;
-}
+// The training client (made, with its worker, on first use).
+attn::TrainerClient& lab_trainer(LabApp& app);
+// A new training worker after one failed: every experiment starts again
+// (the learner's saved state is untouched).
+void lab_trainer_retry(LabApp& app);

@@ -82,17 +82,6 @@ void toolbar(LabApp& app, const attn::Lesson& lesson, ui::Nav& nav, bool with_na
   ui::widgets_record_last("step:share", "button");
 }
 
-// Trains (or measures) within this frame's budget while the experiment runs.
-void advance_experiment(LabApp& app) {
-  if (!app.experiment || !app.running) return;
-  if (attn::FrameBudget* b = lab_speed_budget(app)) b->observe(app.frame_ms);
-  const double t0 = platform::now_ms();
-  app.experiment->advance(lab_speed_budget_ms(app));
-  if (app.experiment->done()) app.running = false;
-  app.frame_compute_ms += platform::now_ms() - t0;
-  lab_recompute(app);
-}
-
 // Touch-sized controls once the page says it is a touch screen or a finger is
 // seen; a finger's swipes and taps (app/lab_touch.h).
 void touch(LabApp& app, double now) {
@@ -147,6 +136,8 @@ void experiment_controls(LabApp& app) {
   v.planned = app.experiment->planned();
   v.speed = app.speed;
   v.lang = app.state.lang;
+  v.starting = !app.trainer_ready && app.trainer_failed.empty();
+  v.failed = app.trainer_failed;
   const ui::TrainAction a = ui::train_controls(v);
   using K = ui::TrainAction::Kind;
   if (a.kind == K::run) lab_train(app, "run");
@@ -154,6 +145,7 @@ void experiment_controls(LabApp& app) {
   if (a.kind == K::step) lab_train(app, "step");
   if (a.kind == K::reset) lab_train(app, "reset");
   if (a.kind == K::speed) lab_train(app, "speed", a.speed);
+  if (a.kind == K::retry) lab_train(app, "retry");
 }
 
 }  // namespace
@@ -170,7 +162,7 @@ bool lab_frame(void* user) {
   const double compute_shown = app.frame_compute_ms;  // the previous frame's work
   app.frame_compute_shown = compute_shown;
   app.frame_compute_ms = 0.0;
-  advance_experiment(app);
+  lab_trainer_pump(app, frame_start);
   touch(app, frame_start);
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   // In a narrow or medium page the lesson list is the page's drawer.

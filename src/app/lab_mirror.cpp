@@ -219,6 +219,7 @@ Value words(const std::string& lang) {
   w.set("normal", t::speed_normal.get(lang));
   w.set("fast", t::speed_fast.get(lang));
   w.set("finished", t::train_finished.get(lang));
+  w.set("retry", t::train_retry.get(lang));
   return w;
 }
 
@@ -306,6 +307,11 @@ Value lab_mirror_json(const LabApp& app) {
     t.set("progress", double(app.experiment->progress()));
     t.set("planned", double(app.experiment->planned()));
     t.set("speed", app.speed);
+    if (!app.trainer_failed.empty()) {  // "Training stopped: <why>. ..." as the canvas says it
+      std::string failed = ui::text::train_failed.get(app.state.lang);
+      if (const size_t at = failed.find("%s"); at != std::string::npos) failed.replace(at, 2, app.trainer_failed);
+      t.set("failed", failed);
+    }
     o.set("training", std::move(t));
   }
   return o;

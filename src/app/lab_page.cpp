@@ -78,7 +78,7 @@ Value lab_state_json(const LabApp& app) {
     Value ex = app.experiment->status();
     ex.set("running", app.running);
     ex.set("speed", app.speed);
-    ex.set("frameBudgetMs", lab_speed_budget_ms(app));
+    ex.set("snapshots", double(app.trainer_snapshots));  // worker snapshots applied to this copy
     s.set("experiment", std::move(ex));
   }
   s.set("overlay", app.overlay);
@@ -87,6 +87,14 @@ Value lab_state_json(const LabApp& app) {
   s.set("frameComputeMs", app.frame_compute_shown);
   s.set("frames", double(app.frames));
   s.set("revision", double(app.revision));  // counts changes the mirror shows
+  {
+    Value w = Value::object();  // the training worker: started, loaded, failed
+    w.set("started", app.trainer_link != nullptr);
+    w.set("ready", app.trainer_ready);
+    if (!app.trainer_failed.empty()) w.set("failed", app.trainer_failed);
+    if (app.trainer) w.set("rejected", double(app.trainer->rejected()));
+    s.set("worker", std::move(w));
+  }
   // What the last frame handed the GPU (ImGui's draw lists), for the frame-rate work.
   if (const ImDrawData* dd = ImGui::GetCurrentContext() ? ImGui::GetDrawData() : nullptr; dd && dd->Valid) {
     int cmds = 0;

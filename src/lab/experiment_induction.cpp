@@ -3,6 +3,7 @@
 // experiments_internal.h for what they share).
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "lab/experiments_internal.h"
 
@@ -67,16 +68,32 @@ class InductionExperiment : public TrainingExperiment {
   }
 
  private:
-  // The chosen head times scale_ (0: off), measured at once over the whole
-  // held-out set: the edit needs no retraining.
+  // The chosen head times scale_ (0: off): the edit needs no retraining.
   void apply_head_edit() {
     edits_ = train::InductionEdits();
     if (ablate_l_ >= 0) edits_.scale_head(ablate_l_, ablate_h_, scale_);
-    ablated_now_ = {};
-    if (prepared() && ablating()) {
-      kept_now_ = model().evaluate(test()).repeated_half;  // the same weights, unedited
-      ablated_now_ = model().evaluate(test(), &edits_).repeated_half;
+  }
+
+  // The held-out repeated-half loss without and with the chosen head's edit,
+  // both from the weights held now. Measured over the whole held-out set when
+  // first asked after a change of edit or a new evaluation (so a page's copy,
+  // which reads the weights many times a second while the worker trains,
+  // measures about as often as the worker evaluates) and kept until then.
+  struct Ablation {
+    train::EvalResult kept, edited;
+  };
+  const Ablation& head_edit_effect() const {
+    const std::tuple<long, int, int, float> key{tracks()[0].evaluated_at, ablate_l_, ablate_h_, scale_};
+    if (!ablation_valid_ || key != ablation_key_) {
+      ablation_ = {tracks()[0].last, tracks()[0].last};
+      if (prepared() && ablating()) {
+        ablation_.kept = model().evaluate(test()).repeated_half;
+        ablation_.edited = model().evaluate(test(), &edits_).repeated_half;
+      }
+      ablation_key_ = key;
+      ablation_valid_ = true;
     }
+    return ablation_;
   }
 
  protected:
@@ -105,21 +122,52 @@ class InductionExperiment : public TrainingExperiment {
     return ev.repeated_half;
   }
 
-  void on_eval_chunk(int begin, int end) override {
-    if (begin == 0) ablated_partial_ = {};
-    if (!ablating()) return;
-    const std::vector<data::InductionSequence> part = slice(begin, end);
-    if (!part.empty()) ablated_partial_ = train::combine_eval(ablated_partial_, model().evaluate(part, &edits_).repeated_half);
-  }
-
   void on_evaluated() override {
     first_curve_.push_back(first_partial_.loss);
     repeated_curve_.push_back(tracks()[0].last.loss);
     curve_x_.push_back(float(steps()));
     if (phase_at_ < 0 && repeated_curve_.back() < 0.5f * first_curve_.back()) phase_at_ = steps();
     if (scored_ > 0) scores_ = {score_sum_.previous_token / float(scored_), score_sum_.induction / float(scored_)};
-    kept_now_ = tracks()[0].last;
-    if (ablating()) ablated_now_ = ablated_partial_;
+  }
+
+  // The curves of the two halves, the phase and the head scores: what training
+  // measures besides the track's own curves.
+  void write_extra(ByteWriter& w) const override {
+    w.floats(first_curve_);
+    w.floats(repeated_curve_);
+    w.floats(curve_x_);
+    w.i64(phase_at_);
+    const train::InductionModelDesc d;
+    const bool scored = scores_.induction.rows() == d.layers && scores_.induction.cols() == d.heads;
+    w.u8(scored);
+    if (scored) {
+      w.floats(scores_.previous_token.data(), size_t(scores_.previous_token.size()));
+      w.floats(scores_.induction.data(), size_t(scores_.induction.size()));
+    }
+  }
+  std::function<void()> read_extra(ByteReader& r) override {
+    std::vector<float> first, repeated, x;
+    int64_t phase = -1;
+    uint8_t scored = 0;
+    const train::InductionModelDesc d;
+    train::HeadScores scores;
+    if (!r.floats(&first, 1 << 20) || !r.floats(&repeated, 1 << 20) || !r.floats(&x, 1 << 20) || !r.i64(&phase) ||
+        phase < -1 || phase > step_budget() || !r.u8(&scored))
+      return nullptr;
+    if (scored) {
+      scores = {Mat(d.layers, d.heads), Mat(d.layers, d.heads)};
+      if (!r.floats_into(scores.previous_token.data(), size_t(scores.previous_token.size())) ||
+          !r.floats_into(scores.induction.data(), size_t(scores.induction.size())))
+        return nullptr;
+    }
+    return [this, first = std::move(first), repeated = std::move(repeated), x = std::move(x), phase, scored,
+            scores = std::move(scores)]() mutable {
+      first_curve_ = std::move(first);
+      repeated_curve_ = std::move(repeated);
+      curve_x_ = std::move(x);
+      phase_at_ = long(phase);
+      if (scored) scores_ = std::move(scores);
+    };
   }
 
   // Beside the bars they move: which head, and how much of it.
@@ -168,7 +216,8 @@ class InductionExperiment : public TrainingExperiment {
     // and the rise between them (0 while no head is off): exercises check it.
     Mat ablation = Mat::Zero(1, 3);
     if (!repeated_curve_.empty()) {
-      const float kept = kept_now_.loss, off = ablating() ? ablated_now_.loss : kept;
+      const Ablation& a = head_edit_effect();
+      const float kept = a.kept.loss, off = ablating() ? a.edited.loss : kept;
       ablation << kept, off, off - kept;
     }
     out.mats["ablation"] = ablation;
@@ -265,7 +314,7 @@ class InductionExperiment : public TrainingExperiment {
     // The first evaluation with the repeated half below half the first half's loss (-1: not yet).
     s.set("inductionPhaseAt", phase_at_);
     s.set("headScale", scale_);
-    if (ablating()) s.set("ablatedRepeatedHalfLoss", ablated_now_.loss);
+    if (ablating()) s.set("ablatedRepeatedHalfLoss", head_edit_effect().edited.loss);
   }
 
  private:
@@ -381,9 +430,10 @@ class InductionExperiment : public TrainingExperiment {
     if (ablating()) {
       const std::string what = head_edit_words().get("en"), what_zh = head_edit_words().get("zh");
       line(&edits_, "With head " + ablate_ + what, what_zh + " 后");
-      add_line(t, "Repeated-half loss over the held-out set: " + fmt(kept_now_.loss, 3) + ", with head " + ablate_ +
-                      what + " " + fmt(ablated_now_.loss, 3),
-               "留出集上重复半段的损失：" + fmt(kept_now_.loss, 3) + "，" + what_zh + " 后 " + fmt(ablated_now_.loss, 3));
+      const Ablation& a = head_edit_effect();
+      add_line(t, "Repeated-half loss over the held-out set: " + fmt(a.kept.loss, 3) + ", with head " + ablate_ +
+                      what + " " + fmt(a.edited.loss, 3),
+               "留出集上重复半段的损失：" + fmt(a.kept.loss, 3) + "，" + what_zh + " 后 " + fmt(a.edited.loss, 3));
     }
     return t;
   }
@@ -426,8 +476,11 @@ class InductionExperiment : public TrainingExperiment {
   bool has_row_ = false;  // the step gives `row`: the dragged attention row
   Mat row_;
   train::InductionEdits edits_;
-  train::EvalResult first_partial_, ablated_partial_, ablated_now_, kept_now_;
+  train::EvalResult first_partial_;
   train::HeadScores score_sum_, scores_;
+  mutable Ablation ablation_;  // head_edit_effect()'s measurement, and what it was measured for
+  mutable std::tuple<long, int, int, float> ablation_key_;
+  mutable bool ablation_valid_ = false;
   int scored_ = 0;
   long phase_at_ = -1;
   std::vector<float> first_curve_, repeated_curve_, curve_x_;

@@ -77,6 +77,27 @@ class LongRangeExperiment : public TrainingExperiment {
     out.panels.push_back(demo_impl::note_panel("task", tr("The task", "任务"), t));
   }
 
+  // The table of finished runs, by distance.
+  void write_extra(ByteWriter& w) const override {
+    w.u32(uint32_t(results_.size()));
+    for (const auto& [k, row] : results_) {
+      w.i64(k);
+      w.floats(row);
+    }
+  }
+  std::function<void()> read_extra(ByteReader& r) override {
+    uint32_t n = 0;
+    if (!r.u32(&n) || n > 64) return nullptr;
+    std::map<int, std::vector<float>> results;
+    for (uint32_t i = 0; i < n; ++i) {
+      int64_t k = 0;
+      std::vector<float> row;
+      if (!r.i64(&k) || k < 1 || k > 1024 || !r.floats(&row, 16) || row.size() != tracks().size()) return nullptr;
+      results[int(k)] = std::move(row);
+    }
+    return [this, results = std::move(results)]() mutable { results_ = std::move(results); };
+  }
+
   void add_status(Value& s) const override {
     s.set("distance", base_.distance);
     Value r = Value::object();

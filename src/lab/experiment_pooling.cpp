@@ -39,6 +39,18 @@ class PoolingExperiment : public TrainingExperiment {
     sentiment_share_ = n ? float(sentiment / double(n)) : 0.0f;
     name_share_ = n ? float(names / double(n)) : 0.0f;
   }
+  void write_extra(ByteWriter& w) const override {
+    w.f32(sentiment_share_);
+    w.f32(name_share_);
+  }
+  std::function<void()> read_extra(ByteReader& r) override {
+    float sentiment = 0.0f, names = 0.0f;
+    if (!r.f32(&sentiment) || !r.f32(&names)) return nullptr;
+    return [this, sentiment, names] {
+      sentiment_share_ = sentiment;
+      name_share_ = names;
+    };
+  }
 
   void add_panels(DemoOutputs& out) const override {
     const data::Review* r = review();

@@ -80,6 +80,29 @@ class SentimentExperiment : public TrainingExperiment {
     }
   }
   void on_evaluated() override { split_ = split_partial_; }
+  // The held-out split by negation, per track.
+  void write_extra(ByteWriter& w) const override {
+    w.u32(uint32_t(split_.size()));
+    for (const SplitCount& c : split_) {
+      w.i64(c.negated);
+      w.i64(c.negated_right);
+      w.i64(c.plain);
+      w.i64(c.plain_right);
+    }
+  }
+  std::function<void()> read_extra(ByteReader& r) override {
+    uint32_t n = 0;
+    if (!r.u32(&n) || (n != 0 && n != tracks().size())) return nullptr;
+    std::vector<SplitCount> split(n);
+    for (SplitCount& c : split) {
+      int64_t v[4];
+      for (int64_t& x : v)
+        if (!r.i64(&x) || x < 0 || x > (1 << 24)) return nullptr;
+      if (v[1] > v[0] || v[3] > v[2]) return nullptr;
+      c = {int(v[0]), int(v[1]), int(v[2]), int(v[3])};
+    }
+    return [this, split = std::move(split)]() mutable { split_ = std::move(split); };
+  }
 
   void add_controls(DemoOutputs& out) const override {
     auto model_controls = [&](const std::string& suffix, const std::string& who_en, const std::string& who_zh) {

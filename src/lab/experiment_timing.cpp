@@ -93,6 +93,36 @@ class TimingExperiment : public Experiment {
     return s;
   }
 
+  // The points measured so far, each length checked against the plan.
+  void write_state(ByteWriter& w) const override {
+    w.f64(work_ms_);
+    w.u32(uint32_t(points_.size()));
+    for (const TimingPoint& p : points_) {
+      w.i64(p.n);
+      w.f64(p.rnn_ms);
+      w.f64(p.attention_ms);
+      w.f64(p.attention_scalar_ms);
+    }
+  }
+  bool read_state(ByteReader& r) override {
+    double work = 0.0;
+    uint32_t n = 0;
+    if (!r.f64(&work) || !r.u32(&n) || n > desc_.lengths.size()) return false;
+    std::vector<TimingPoint> points(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      int64_t len = 0;
+      TimingPoint& p = points[i];
+      if (!r.i64(&len) || len != desc_.lengths[i] || !r.f64(&p.rnn_ms) || !r.f64(&p.attention_ms) ||
+          !r.f64(&p.attention_scalar_ms))
+        return false;
+      p.n = int(len);
+    }
+    if (!r.at_end()) return false;
+    work_ms_ = work;
+    points_ = std::move(points);
+    return true;
+  }
+
  private:
   TimingDesc desc_;
   std::vector<TimingPoint> points_;

@@ -1,13 +1,15 @@
 // experiments.cpp: what the live experiments share, and the factory.
 //
 // Sections: 1 TrainingExperiment (lockstep training, chunked held-out
-// evaluation, curves and progress; declared in experiments_internal.h), 2 the
-// frame budget, 3 the factory: demo name -> experiment. Each experiment lives
-// in a file of its own, experiment_<name>.cpp.
+// evaluation, curves and progress; declared in experiments_internal.h), 2 its
+// state as bytes (what the training worker sends the page), 3 the factory:
+// demo name -> experiment. Each experiment lives in a file of its own,
+// experiment_<name>.cpp.
 #include "lab/experiments.h"
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "base/number_text.h"
 #include "lab/demos_internal.h"
@@ -69,7 +71,7 @@ Value TrainingExperiment::status() const {
     Value r = Value::object();
     r.set("name", t.name);
     r.set("kind", train::run_kind_name(t.desc.kind));
-    r.set("steps", t.run ? t.run->steps() : 0L);
+    r.set("steps", t.steps);
     r.set("loss", t.loss_curve.empty() ? 0.0f : t.loss_curve.back());
     r.set("accuracy", t.last.accuracy);
     r.set("heldoutLoss", t.last.loss);
@@ -139,12 +141,10 @@ const data::Review* TrainingExperiment::review() const {
 int TrainingExperiment::train_one() {
   Track& t = tracks_[size_t(next_track_)];
   const double t0 = clock_ms();
-  const bool stepped = t.run->step_part(kExamplesPerPart);
-  t.part_ms += clock_ms() - t0;
-  if (!stepped) return 0;  // part of a long step; the same track goes on next unit
-  t.train_ms += t.part_ms;
-  t.part_ms = 0.0;
-  const float loss = t.run->losses().back();
+  const float loss = t.run->step();
+  t.train_ms += clock_ms() - t0;
+  t.steps = t.run->steps();
+  t.epoch = t.run->epoch();
   t.window_sum += double(loss);
   if (++t.window_count == window_) {
     t.loss_curve.push_back(float(t.window_sum / double(t.window_count)));
@@ -165,7 +165,7 @@ int TrainingExperiment::train_one() {
 int TrainingExperiment::train_round() {
   int rounds = 0;
   do rounds += train_one();
-  while (next_track_ != 0 || tracks_[0].run->mid_step());
+  while (next_track_ != 0);
   return rounds;
 }
 
@@ -176,7 +176,9 @@ int TrainingExperiment::heldout_size() const {
 }
 
 void TrainingExperiment::evaluate_chunk() {
-  constexpr int kChunk = 4;  // small: a chunk must fit in a frame's budget in WebAssembly
+  // Small chunks, so a pause reaches the worker between them and the progress
+  // note can count the examples tested.
+  constexpr int kChunk = 4;
   for (Track& t : tracks_) {
     if (eval_pos_ == 0) t.partial = {};
     t.partial = train::combine_eval(t.partial, evaluate_track(t, eval_pos_, eval_pos_ + kChunk));
@@ -215,8 +217,8 @@ void TrainingExperiment::add_progress(DemoOutputs& out) const {
   for (const Track& k : tracks_) {
     const std::string loss = k.loss_curve.empty() ? "-" : fmt(k.loss_curve.back(), 3);
     const std::string a = k.evaluated_at < 0 ? "-" : pct(k.last.accuracy);
-    const std::string epoch = std::to_string(k.run ? k.run->epoch() : 0);
-    const std::string time = k.run && k.run->steps() > 0 ? ms(k.ms_per_step()) : "-";
+    const std::string epoch = std::to_string(k.epoch);
+    const std::string time = k.steps > 0 ? ms(k.ms_per_step()) : "-";
     add_line(t, k.name + ": loss " + loss + ", " + acc.get("en") + " " + a + ", " + time + " per step, epoch " + epoch,
              k.shown.get("zh") + "：损失 " + loss + "，" + acc.get("zh") + " " + a + "，每步 " + time + "，第 " + epoch + " 轮");
   }
@@ -246,15 +248,120 @@ void TrainingExperiment::add_curves(DemoOutputs& out) const {
                                                  "横轴：训练步数；纵轴：" + acc.get("zh") + "（%），用从未训练过的样本")));
 }
 
-}  // namespace experiment_impl
+// ---------------------------------------------------------------- 2 the state as bytes
+// Layout (base/bytes.h): a tag, the counters, the shared curves, then per track
+// its counters, curves, newest evaluation and every parameter (model.h's
+// registry order), then the experiment's own part (write_extra).
+namespace {
+constexpr uint32_t kStateTag = 0x54455841;  // "AXET": a TrainingExperiment's state
+constexpr size_t kMaxCurve = 1u << 20;       // points in any one curve
 
-// ---------------------------------------------------------------- 2 the frame budget
-void FrameBudget::observe(double frame_ms) {
-  if (!(frame_ms > 0.0) || !std::isfinite(frame_ms)) return;  // nothing measured yet
-  if (frame_ms > t_.frame_ms) budget_ *= t_.shrink;
-  else if (frame_ms < t_.frame_ms - 3.0) budget_ += t_.grow_ms;
-  budget_ = std::clamp(budget_, t_.min_ms, t_.max_ms);
+void write_eval(ByteWriter& w, const train::EvalResult& e) {
+  w.f32(e.loss);
+  w.f32(e.accuracy);
+  w.i64(e.count);
 }
+bool read_eval(ByteReader& r, train::EvalResult* e) {
+  int64_t count = 0;
+  if (!r.f32(&e->loss) || !r.f32(&e->accuracy) || !r.i64(&count) || count < 0 || count > (1 << 30)) return false;
+  e->count = int(count);
+  return true;
+}
+}  // namespace
+
+void TrainingExperiment::write_state(ByteWriter& w) const {
+  w.u32(kStateTag);
+  w.u32(uint32_t(tracks_.size()));
+  w.u8(prepared_);
+  w.i64(steps_);
+  w.u8(evaluating_);
+  w.i64(eval_pos_);
+  w.f64(work_ms_);
+  w.floats(eval_x_);
+  w.floats(loss_x_);
+  for (const Track& t : tracks_) {
+    w.i64(t.steps);
+    w.i64(t.epoch);
+    w.f64(t.train_ms);
+    w.floats(t.loss_curve);
+    w.floats(t.accuracy_curve);
+    write_eval(w, t.last);
+    w.i64(t.evaluated_at);
+    // The parameters exist once prepared (the registry is only read here).
+    const train::ParamList params = prepared_ ? t.run->params() : train::ParamList{};
+    w.u32(uint32_t(params.size()));
+    for (const train::Param* p : params) w.floats(p->value.data(), size_t(p->value.size()));
+  }
+  write_extra(w);
+}
+
+bool TrainingExperiment::read_state(ByteReader& r) {
+  uint32_t tag = 0, tracks = 0;
+  uint8_t prepared = 0, evaluating = 0;
+  int64_t steps = 0, eval_pos = 0;
+  double work_ms = 0.0;
+  std::vector<float> eval_x, loss_x;
+  if (!r.u32(&tag) || tag != kStateTag || !r.u32(&tracks) || tracks != tracks_.size() || !r.u8(&prepared) ||
+      !r.i64(&steps) || steps < 0 || steps > budget_ || !r.u8(&evaluating) || !r.i64(&eval_pos) || eval_pos < 0 ||
+      eval_pos > (1 << 30) || !r.f64(&work_ms) || !r.floats(&eval_x, kMaxCurve) || !r.floats(&loss_x, kMaxCurve))
+    return false;
+  // The page's copy is prepared before it reads the first state: it needs its
+  // models to hold the parameters, and their shapes to check them against.
+  if (prepared) prepare();
+  struct Staged {
+    int64_t steps = 0, epoch = 0, evaluated_at = -1;
+    double train_ms = 0.0;
+    std::vector<float> loss_curve, accuracy_curve;
+    train::EvalResult last;
+    std::vector<std::vector<float>> params;
+  };
+  std::vector<Staged> staged(tracks);
+  for (size_t i = 0; i < tracks; ++i) {
+    Staged& s = staged[i];
+    uint32_t count = 0;
+    if (!r.i64(&s.steps) || s.steps < 0 || s.steps > budget_ || !r.i64(&s.epoch) || s.epoch < 0 ||
+        s.epoch > (1 << 30) || !r.f64(&s.train_ms) || !r.floats(&s.loss_curve, kMaxCurve) ||
+        !r.floats(&s.accuracy_curve, kMaxCurve) || !read_eval(r, &s.last) || !r.i64(&s.evaluated_at) ||
+        s.evaluated_at < -1 || s.evaluated_at > budget_ || !r.u32(&count))
+      return false;
+    const train::ParamList params = prepared ? tracks_[i].run->params() : train::ParamList{};
+    if (count != params.size()) return false;
+    s.params.resize(count);
+    for (uint32_t k = 0; k < count; ++k)
+      if (!r.floats(&s.params[k], size_t(params[k]->value.size())) ||
+          s.params[k].size() != size_t(params[k]->value.size()))
+        return false;
+  }
+  std::function<void()> extra = read_extra(r);
+  if (!extra || !r.at_end()) return false;
+  // Everything is checked: now change the experiment.
+  steps_ = long(steps);
+  evaluating_ = evaluating != 0;
+  eval_pos_ = int(eval_pos);
+  work_ms_ = work_ms;
+  eval_x_ = std::move(eval_x);
+  loss_x_ = std::move(loss_x);
+  for (size_t i = 0; i < tracks; ++i) {
+    Track& t = tracks_[i];
+    Staged& s = staged[i];
+    t.steps = long(s.steps);
+    t.epoch = int(s.epoch);
+    t.train_ms = s.train_ms;
+    t.loss_curve = std::move(s.loss_curve);
+    t.accuracy_curve = std::move(s.accuracy_curve);
+    t.last = s.last;
+    t.evaluated_at = long(s.evaluated_at);
+    if (prepared) {
+      const train::ParamList params = t.run->params();
+      for (size_t k = 0; k < params.size(); ++k)
+        std::copy(s.params[k].begin(), s.params[k].end(), params[k]->value.data());
+    }
+  }
+  extra();
+  return true;
+}
+
+}  // namespace experiment_impl
 
 // ---------------------------------------------------------------- 3 the factory
 namespace {

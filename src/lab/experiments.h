@@ -1,16 +1,18 @@
-// experiments.h: live demos -- experiments that run over many frames: small
+// experiments.h: live demos -- experiments that run over many steps: small
 // models trained side by side (curriculum B2, C, E, G) and kernel timings taken
 // in the learner's own browser (D5).
 //
 // A lesson step names one like any other demo ("demo: train_translation"); the
-// demo registry checks its settings and draws its panels before it starts. The
-// app keeps one Experiment for the step and calls advance() every frame with a
-// time budget, so the page keeps drawing while models learn. view() returns
-// ordinary DemoOutputs (curves, alignments, progress), so no new widget code is
-// needed for what an experiment shows.
+// demo registry checks its settings and draws its panels before it starts.
+// Training runs off the page's main thread (lab/trainer.h): the worker's copy
+// of the experiment trains in slices of advance(), and the page's copy, built
+// from the same demo and inputs, never trains: it reads the worker's snapshots
+// (write_state / read_state) and draws from them. view() returns ordinary
+// DemoOutputs (curves, alignments, progress), so no new widget code is needed
+// for what an experiment shows.
 //
 //   auto ex = make_experiment("train_translation", inputs);  // inputs: settings
-//   ex->advance(12.0);       // ~12 ms of training (or of evaluation) this frame
+//   ex->advance(30.0);       // ~30 ms of training (or of evaluation)
 //   DemoOutputs shown = ex->view();
 //
 // Side-by-side models are stepped in lockstep: every model takes its k-th step
@@ -24,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "base/bytes.h"
 #include "base/json.h"
 #include "lab/demos.h"
 
@@ -62,35 +65,15 @@ class Experiment {
   // Milliseconds of work done by advance()/step_once() so far (training,
   // evaluation and measuring; not drawing).
   virtual double work_ms() const = 0;
-};
 
-// How many milliseconds of experiment work go into the next frame, so the page
-// keeps its frame rate while a model trains. What else a frame costs (drawing,
-// the browser compositing the page, other programs on the machine) cannot be
-// measured from inside the page, and in a browser most of it runs on other
-// threads, overlapping the work; it all shows in the time between frames. So
-// the budget is steered by that time: while frames come faster than the target
-// it grows by `grow_ms` a frame, and while they come slower it shrinks by
-// `shrink` (a factor) a frame, always between min_ms and max_ms.
-struct FrameBudgetTarget {
-  double frame_ms = 25.0;  // 40 fps: a third above 30 fps, for noise
-  double min_ms = 4.0;     // about one training step of the larger models
-  double max_ms = 14.0;    // a 60 Hz frame still has time to draw
-  double start_ms = 4.0;
-  double grow_ms = 0.25;
-  double shrink = 0.9;
-};
-class FrameBudget {
- public:
-  explicit FrameBudget(FrameBudgetTarget target = {}) : t_(target), budget_(target.start_ms) {}
-  double budget_ms() const { return budget_; }
-  // One frame went by; frame_ms is the recent (smoothed) time between frames.
-  // Frames within 3 ms under the target leave the budget as it is.
-  void observe(double frame_ms);
-
- private:
-  FrameBudgetTarget t_;
-  double budget_;
+  // Everything view() and status() read that training changes (steps, curves,
+  // evaluations, the models' parameters), as bytes: the training worker's copy
+  // writes it, and the page's copy, which never trains, reads it. read_state()
+  // checks all of it before it changes anything: bytes that are malformed, or
+  // that do not fit this experiment (another demo, other shapes), leave it as it
+  // was and return false.
+  virtual void write_state(ByteWriter& w) const = 0;
+  virtual bool read_state(ByteReader& r) = 0;
 };
 
 // True for the demos that are experiments (train_*, timing).

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -91,8 +92,9 @@ struct Track {
   LocalText shown;   // the name as drawn in each language
   train::RunDesc desc;
   std::unique_ptr<train::TrainRun> run;
+  long steps = 0;                    // steps taken (the page's copy reads it from the worker)
+  int epoch = 0;                     // passes over the training set begun
   double train_ms = 0.0;             // time inside completed steps, for "time per step"
-  double part_ms = 0.0;              // time so far inside a step taken in parts
   double window_sum = 0.0;           // losses of the current window
   int window_count = 0;
   std::vector<float> loss_curve;     // mean training loss of each window
@@ -100,7 +102,7 @@ struct Track {
   train::EvalResult last;            // newest complete evaluation
   train::EvalResult partial;         // the evaluation being assembled
   long evaluated_at = -1;            // step of `last`
-  double ms_per_step() const { return run && run->steps() > 0 ? train_ms / double(run->steps()) : 0.0; }
+  double ms_per_step() const { return steps > 0 ? train_ms / double(steps) : 0.0; }
 };
 
 class TrainingExperiment : public Experiment {
@@ -115,6 +117,8 @@ class TrainingExperiment : public Experiment {
   bool set_view_setting(const std::string& name, const std::string& value) override;
   Value status() const override;
   DemoOutputs view() const override;
+  void write_state(ByteWriter& w) const override;
+  bool read_state(ByteReader& r) override;
  protected:
   static train::RunDesc seeded(const DemoInputs& in) {
     train::RunDesc d;
@@ -141,6 +145,11 @@ class TrainingExperiment : public Experiment {
   virtual train::EvalResult evaluate_track(const Track& t, int begin, int end) {
     return t.run->evaluate_range(begin, end);
   }
+  // The experiment's own part of its state (read_state): what its view shows
+  // that training changes, besides the tracks. read_extra() checks the bytes and
+  // returns what commits them, or nothing when they are malformed.
+  virtual void write_extra(ByteWriter&) const {}
+  virtual std::function<void()> read_extra(ByteReader&) { return [] {}; }
   virtual void add_controls(DemoOutputs&) const {}
   virtual void add_panels(DemoOutputs&) const {}
   virtual void add_status(Value&) const {}
@@ -153,6 +162,7 @@ class TrainingExperiment : public Experiment {
   const std::vector<Track>& tracks() const { return tracks_; }
   int example() const { return example_; }
   long steps() const { return steps_; }
+  long step_budget() const { return budget_; }
 
  private:
   // One step of the next track; a round ends when every track has taken its
@@ -171,9 +181,6 @@ class TrainingExperiment : public Experiment {
 
   std::vector<Track> tracks_;
   long budget_ = 300;
-  // A long step (the LSTM at distance 64 takes tens of ms) is spread over units of
-  // this many examples of its batch, so no unit outlasts a frame.
-  static constexpr int kExamplesPerPart = 4;
   int eval_every_ = 25;
   int window_ = 5;
   long steps_ = 0;

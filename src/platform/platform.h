@@ -2,7 +2,11 @@
 // Everything above this line (app, ui) sees an ImGui context and a frame callback.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace platform {
 
@@ -70,5 +74,35 @@ bool running_in_browser();
 
 // Milliseconds since start, monotonic, sub-millisecond resolution.
 double now_ms();
+
+// The training worker (lab/trainer.h): a plain Web Worker running its own
+// WebAssembly module of the headless layers in the page (web/trainer-worker.js;
+// no shared memory, no cross-origin isolation), a thread natively. Messages are
+// the protocol's bytes, both ways. The platform moves them; the app says what
+// the worker does with them.
+struct TrainerWorkerFns {
+  std::function<void(std::string_view message)> receive;
+  // Works a slice; returns how long to wait (< 0: until a message, 0: none).
+  std::function<double(double now_ms)> tick;
+  std::function<std::vector<std::string>()> take_outbox;
+};
+class TrainerLink {
+ public:
+  virtual ~TrainerLink() = default;
+  // To the worker (queued until it has started).
+  virtual void post(std::string message) = 0;
+  // What the worker sent since the last call, oldest first.
+  virtual std::vector<std::string> receive() = 0;
+  // "" while it starts or works; why, once it failed to start or stopped.
+  virtual std::string failure() const = 0;
+  // False until the worker has loaded and can answer.
+  virtual bool ready() const = 0;
+};
+// Starts the worker: natively a thread that calls make_worker() and then serves
+// it; in the page a Web Worker loading trainer-worker.js (make_worker unused).
+std::unique_ptr<TrainerLink> start_trainer(std::function<TrainerWorkerFns()> make_worker);
+// The worker module's side in the page: exports trainer_receive and
+// trainer_tick to trainer-worker.js and posts the outbox back (web only).
+void serve_trainer(TrainerWorkerFns fns);
 
 }  // namespace platform

@@ -68,8 +68,6 @@ class GlimpseModel : public Model<data::PatchImage> {
 
   float forward_backward(const Set& set, const std::vector<int>& batch) override;
   float loss(const Set& set, const std::vector<int>& batch) const override;
-  // A REINFORCE step needs its whole batch at once.
-  bool splits_steps() const override { return desc_.mode != GlimpseMode::reinforce; }
   GlimpseEval evaluate(const std::vector<data::PatchImage>& set) const;
   Mat weights(const data::PatchImage& image) const;  // alpha (1, N)
 

@@ -6,11 +6,7 @@
 //     worker's snapshots copy the weights by it);
 //   - the optimiser and the step count;
 //   - the training step: zero the gradients, run each example of the batch
-//     forward and backward in batch order, then one optimiser update. The same
-//     step can be taken in parts (begin_step, accumulate over consecutive ranges
-//     of the batch, finish_step) so a page can spread a long one over frames; the
-//     parts visit the examples in the same order, so the loss, the gradients and
-//     the weights are the same bits.
+//     forward and backward in batch order, then one optimiser update.
 //
 // A model derives from Model<Example> and provides
 //
@@ -51,9 +47,13 @@ class Model {
   // Mean loss over the batch (indices into `set`); zeroes the gradients, then
   // accumulates them. Does not update the weights.
   virtual float forward_backward(const Set& set, const std::vector<int>& batch) {
-    begin_step();
-    accumulate(set, batch, 0, int(batch.size()));
-    return mean_loss(set, batch);
+    zero_grads(params());
+    const int units = batch_units(set, batch);
+    if (units == 0) return 0.0f;
+    const float scale = 1.0f / float(units);
+    double total = 0.0;
+    for (int i : batch) total += example_gradient(set, i, scale);
+    return float(total / double(units));
   }
   // The same loss, without gradients.
   virtual float loss(const Set& set, const std::vector<int>& batch) const {
@@ -66,29 +66,9 @@ class Model {
   // forward_backward, then one optimiser update; returns the batch loss.
   float train_step(const Set& set, const std::vector<int>& batch) {
     const float l = forward_backward(set, batch);
-    update(l);
-    return l;
-  }
-
-  // The step in parts: begin_step(), accumulate() over consecutive ranges
-  // [begin, end) of the batch, then finish_step() with the same set and batch,
-  // which updates the weights and returns the batch loss. False from
-  // splits_steps() means a step must be whole (train_step).
-  virtual bool splits_steps() const { return true; }
-  void begin_step() {
-    zero_grads(params());
-    part_total_ = 0.0;
-  }
-  void accumulate(const Set& set, const std::vector<int>& batch, int begin, int end) {
-    const int units = batch_units(set, batch);
-    if (units == 0) return;
-    const float scale = 1.0f / float(units);
-    for (int k = std::max(0, begin); k < std::min(end, int(batch.size())); ++k)
-      part_total_ += example_gradient(set, batch[size_t(k)], scale);
-  }
-  float finish_step(const Set& set, const std::vector<int>& batch) {
-    const float l = mean_loss(set, batch);
-    update(l);
+    before_update(l);
+    optimizer.step(params());
+    ++steps_;
     return l;
   }
 
@@ -111,18 +91,6 @@ class Model {
 
   long steps_ = 0;
 
- private:
-  float mean_loss(const Set& set, const std::vector<int>& batch) const {
-    const int units = batch_units(set, batch);
-    return units == 0 ? 0.0f : float(part_total_ / double(units));
-  }
-  void update(float l) {
-    before_update(l);
-    optimizer.step(params());
-    ++steps_;
-  }
-
-  double part_total_ = 0.0;  // the losses accumulated in this step
 };
 
 }  // namespace attn::train

@@ -67,40 +67,32 @@ class ModelTask : public RunTask {
  public:
   using Set = typename M::Set;
   using Score = EvalResult (*)(const M&, const Set&);
-  ModelTask(std::unique_ptr<M> model, const Set& train, const Set& heldout, Score score, bool split)
-      : model_(std::move(model)), train_(train), heldout_(heldout), score_(score), split_(split) {}
+  ModelTask(std::unique_ptr<M> model, const Set& train, const Set& heldout, Score score)
+      : model_(std::move(model)), train_(train), heldout_(heldout), score_(score) {}
 
   int train_size() const override { return int(train_.size()); }
   int heldout_size() const override { return int(heldout_.size()); }
   float step(const std::vector<int>& batch) override { return model_->train_step(train_, batch); }
-  bool splits_steps() const override { return split_ && model_->splits_steps(); }
-  void begin_step() override { model_->begin_step(); }
-  void accumulate(const std::vector<int>& batch, int begin, int end) override {
-    model_->accumulate(train_, batch, begin, end);
-  }
-  float finish_step(const std::vector<int>& batch) override { return model_->finish_step(train_, batch); }
   EvalResult evaluate_range(int begin, int end) const override {
     const Set part = slice(heldout_, begin, end);
     return part.empty() ? EvalResult{} : score_(*model_, part);
   }
-  ParamList params() override { return model_->params(); }
+  ParamList params() const override { return model_->params(); }
 
  private:
-  std::unique_ptr<M> model_;
+  std::unique_ptr<M> model_;  // the task owns the model; TrainRun keeps a typed pointer
   const Set& train_;
   const Set& heldout_;
   Score score_;
-  bool split_;
 };
 
 // Builds the task of model M and records the concrete model in *typed.
 template <typename M, typename Desc>
 std::unique_ptr<RunTask> make_task(const Desc& d, M** typed, const typename M::Set& train,
-                                   const typename M::Set& heldout, typename ModelTask<M>::Score score,
-                                   bool split = false) {
+                                   const typename M::Set& heldout, typename ModelTask<M>::Score score) {
   auto model = std::make_unique<M>(d);
   *typed = model.get();
-  return std::make_unique<ModelTask<M>>(std::move(model), train, heldout, score, split);
+  return std::make_unique<ModelTask<M>>(std::move(model), train, heldout, score);
 }
 
 // The run's seed and learning rate, for any model's description.
@@ -171,7 +163,7 @@ TrainRun::TrainRun(const RunDesc& desc) : desc_(desc) {
       train = &word_order_data_.train;
       heldout = &word_order_data_.test;
     }
-    task_ = make_task(seeded(d, desc), &long_range_, *train, *heldout, score_plain<SequenceClassifier>, true);
+    task_ = make_task(seeded(d, desc), &long_range_, *train, *heldout, score_plain<SequenceClassifier>);
   } else if (k == RunKind::sentiment || is_birnn(k)) {
     data::SentimentDesc sd;
     sd.seed = desc.data_seed;
@@ -222,8 +214,7 @@ TrainRun::TrainRun(const RunDesc& desc) : desc_(desc) {
       d.heads = desc.heads;
       d.head_size = std::max(1, d.d_model / desc.heads);
     }
-    task_ = make_task(seeded(d, desc), &induction_, induction_data_.train, induction_data_.test, score_induction,
-                      true);
+    task_ = make_task(seeded(d, desc), &induction_, induction_data_.train, induction_data_.test, score_induction);
   }
   const int batch = desc.batch_size > 0 ? desc.batch_size : (is_translation(k) ? 16 : 32);
   const uint64_t order_seed = desc.seed * 0x2545f4914f6cdd1dULL + 17;  // batch order: its own stream
@@ -235,25 +226,6 @@ float TrainRun::step() {
   const float l = task_->step(order_.next());
   losses_.push_back(l);
   return l;
-}
-
-bool TrainRun::step_part(int max_examples) {
-  if (!task_->splits_steps()) {
-    step();
-    return true;
-  }
-  if (part_batch_.empty()) {
-    part_batch_ = order_.next();
-    part_pos_ = 0;
-    task_->begin_step();
-  }
-  const int end = std::min(int(part_batch_.size()), part_pos_ + std::max(1, max_examples));
-  task_->accumulate(part_batch_, part_pos_, end);
-  part_pos_ = end;
-  if (part_pos_ < int(part_batch_.size())) return false;
-  losses_.push_back(task_->finish_step(part_batch_));
-  part_batch_.clear();
-  return true;
 }
 
 int TrainRun::run_for(double budget_ms, int max_steps) {

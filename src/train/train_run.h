@@ -74,23 +74,17 @@ struct RunDesc {
   float dropout = -1.0f;      // sentiment model: dropout rate (< 0: its default 0.5; 0: off)
 };
 
-// One model with its data, behind what TrainRun needs: a step on a batch (whole
-// or in parts), held-out evaluation over a range, and the parameter registry.
-// train_run.cpp has one for every model family.
+// One model with its data, behind what TrainRun needs: a step on a batch,
+// held-out evaluation over a range, and the parameter registry. train_run.cpp
+// has one for every model family.
 class RunTask {
  public:
   virtual ~RunTask() = default;
   virtual int train_size() const = 0;
   virtual int heldout_size() const = 0;
   virtual float step(const std::vector<int>& batch) = 0;
-  // Whether a page may take a step in parts (the slow models); parts give the
-  // same bits as the whole step.
-  virtual bool splits_steps() const = 0;
-  virtual void begin_step() = 0;
-  virtual void accumulate(const std::vector<int>& batch, int begin, int end) = 0;
-  virtual float finish_step(const std::vector<int>& batch) = 0;
   virtual EvalResult evaluate_range(int begin, int end) const = 0;
-  virtual ParamList params() = 0;
+  virtual ParamList params() const = 0;
 };
 
 class TrainRun {
@@ -102,16 +96,6 @@ class TrainRun {
 
   // One mini-batch step; returns its loss (also appended to losses()).
   float step();
-  // One step in parts, for a page that must not spend a long step in one frame:
-  // each call works through at most max_examples of the batch (the first call
-  // draws it), and the call that finishes it updates the weights and returns
-  // true (its loss is then losses().back()). Losses and weights are exactly those
-  // of step(). Only the long-range and word-order classifiers and the induction
-  // model, whose steps are the slow ones, split; the other models take the whole
-  // step in the first call.
-  bool step_part(int max_examples);
-  // True between the first and the last call of a step taken in parts.
-  bool mid_step() const { return !part_batch_.empty(); }
   // Steps until budget_ms milliseconds are used (at least one, at most max_steps).
   int run_for(double budget_ms, int max_steps = 1 << 30);
   // Loss and accuracy on the held-out split (translation: greedy token accuracy;
@@ -128,8 +112,10 @@ class TrainRun {
   int epoch() const { return order_.epoch; }
   const std::vector<float>& losses() const { return losses_; }
   // The model's parameter registry (model.h), and how many numbers it holds.
-  ParamList params() { return task_->params(); }
-  long parameter_count() { return count_values(params()); }
+  // Const: a page reads (or, for its copy of a model trained elsewhere,
+  // overwrites) the values through it; training is step()'s.
+  ParamList params() const { return task_->params(); }
+  long parameter_count() const { return count_values(params()); }
   int train_size() const { return order_.n; }
 
   // The concrete model and data (null unless the kind uses them).
@@ -156,8 +142,6 @@ class TrainRun {
   RunDesc desc_;
   BatchOrder order_;
   std::vector<float> losses_;
-  std::vector<int> part_batch_;  // the batch of a step taken in parts
-  int part_pos_ = 0;             // its examples done so far
   data::TranslationCorpus corpus_;
   data::LongRangeData long_range_data_;
   data::SentimentData sentiment_data_;

@@ -238,9 +238,11 @@ struct TrainControlsView {
   long progress = 0, planned = 1;
   std::string speed = "normal";
   std::string lang = "en";
+  bool starting = false;  // the training worker is still loading
+  std::string failed;     // why the training worker stopped: shown with Retry
 };
 struct TrainAction {
-  enum class Kind { none, run, pause, step, reset, speed } kind = Kind::none;
+  enum class Kind { none, run, pause, step, reset, speed, retry } kind = Kind::none;
   std::string speed;  // Kind::speed
 };
 TrainAction train_controls(const TrainControlsView& view);

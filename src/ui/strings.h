@@ -116,8 +116,8 @@ inline constexpr UiText train_pause{"Pause", "暂停"};
 inline constexpr UiText train_resume{"Resume", "继续"};
 inline constexpr UiText train_step{"Step", "单步"};
 inline constexpr UiText train_reset{"Reset", "重置"};
-inline constexpr UiText train_start_tip{"Train (or measure) a little every frame; the page stays responsive (Space)",
-                                        "每帧训练（或测量）一点，页面保持流畅（空格键）"};
+inline constexpr UiText train_start_tip{"Train (or measure) in the background; the page stays responsive (Space)",
+                                        "在后台训练（或测量），页面保持流畅（空格键）"};
 inline constexpr UiText train_step_tip{"One training step (or one measurement) (.)", "走一个训练步（或测一次）（句号键）"};
 inline constexpr UiText train_reset_tip{"Start again from the same seed (X)", "用同一个种子从头开始（X）"};
 inline constexpr UiText train_speed{"Speed:", "速度："};
@@ -126,12 +126,17 @@ inline constexpr UiText speed_normal{"normal", "中"};
 inline constexpr UiText speed_fast{"fast", "快"};
 inline constexpr UiText plot_no_points{"No points yet: they appear as the model trains.",
                                        "还没有数据点：模型开始训练后就会出现。"};
-inline constexpr UiText speed_slow_tip{"One small piece of training per frame: watch every step",
-                                       "每帧只做一小份训练：可以看清每一步"};
-inline constexpr UiText speed_normal_tip{"Trains as much as keeps the page at about 40 frames per second",
-                                         "在页面保持每秒约 40 帧的前提下尽量多训练"};
-inline constexpr UiText speed_fast_tip{"Gives training more of each frame; the page draws about 33 frames per second",
-                                       "让训练占用每帧更多时间；页面每秒约画 33 帧"};
+inline constexpr UiText speed_slow_tip{"A few training steps a second, each one shown: watch every step",
+                                       "每秒只走几步，每一步都显示出来：可以看清每一步"};
+inline constexpr UiText speed_normal_tip{"Trains as fast as this device can, and shows the curves many times a second",
+                                         "以这台设备最快的速度训练，每秒多次刷新曲线"};
+inline constexpr UiText speed_fast_tip{"Trains as fast as this device can, and shows the curves a few times a second",
+                                       "以这台设备最快的速度训练，每秒刷新几次曲线"};
+inline constexpr UiText train_starting{"Starting the training worker...", "正在启动训练线程……"};
+inline constexpr UiText train_failed{"Training stopped: %s. Your saved work is kept.", "训练停止了：%s。已保存的内容不受影响。"};
+inline constexpr UiText train_retry{"Retry", "重试"};
+inline constexpr UiText train_retry_tip{"Start the training worker again; the experiments start from the beginning",
+                                        "重新启动训练线程；实验从头开始"};
 inline constexpr UiText train_progress{"%ld of %ld", "%ld / %ld"};
 inline constexpr UiText train_finished{"Finished", "已完成"};
 inline constexpr UiText overlay_title{"Timing (T to hide)", "计时（按 T 隐藏）"};

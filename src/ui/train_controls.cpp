@@ -15,6 +15,17 @@ TrainAction train_controls(const TrainControlsView& view) {
   TrainAction action;
   const std::string& lang = view.lang;
   ImGui::PushID("train");
+  // The worker stopped: say so, with a way to start it again, above the row.
+  if (!view.failed.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.75f, 0.20f, 0.15f, 1));
+    ImGui::TextWrapped(text::train_failed.get(lang), view.failed.c_str());
+    ImGui::PopStyleColor();
+    if (ImGui::Button(text::train_retry.get(lang))) action.kind = TrainAction::Kind::retry;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text::train_retry_tip.get(lang));
+    widgets_record_last("train:retry", "button");
+  } else if (view.starting) {
+    ImGui::TextDisabled("%s", text::train_starting.get(lang));
+  }
   const char* run_label = view.running ? text::train_pause.get(lang)
                           : view.started ? text::train_resume.get(lang)
                                          : text::train_start.get(lang);

@@ -1,5 +1,5 @@
 // test_experiments.cpp: the live experiments behind the train_* and timing
-// demos: previews, lockstep training independent of the frame budget, chunked
+// demos: previews, lockstep training independent of how the work is sliced, chunked
 // evaluation equal to a whole one, restarts, and the translation model reaching
 // its stated accuracy through the same interface the page uses.
 #include <doctest/doctest.h>
@@ -83,7 +83,7 @@ TEST_CASE("chunked held-out evaluation equals one whole evaluation") {
   CHECK(run.evaluate_range(run.heldout_size(), run.heldout_size() + 5).count == 0);
 }
 
-TEST_CASE("side-by-side runs move in lockstep, and the frame budget does not change the numbers") {
+TEST_CASE("side-by-side runs move in lockstep, and how the work is sliced does not change the numbers") {
   // One unit of work per call against generous budgets: same steps, same losses.
   auto a = attn::make_experiment("train_translation", settings({{"compare", "on"}, {"steps", "30"}}));
   auto b = attn::make_experiment("train_translation", settings({{"compare", "on"}, {"steps", "30"}}));
@@ -102,9 +102,9 @@ TEST_CASE("side-by-side runs move in lockstep, and the frame budget does not cha
   CHECK(a->progress() == 30);
 }
 
-TEST_CASE("long steps are spread over units of work and the numbers stay the same") {
+TEST_CASE("a unit of work is one model's step, and units give the numbers of whole rounds") {
   // The RNN, LSTM and attention side by side at distance 32: one unit per call
-  // (a few examples of one model's batch) against whole rounds per call.
+  // (one model's step) against whole rounds per call.
   const auto in = settings({{"distance", "32"}, {"steps", "6"}});
   auto a = attn::make_experiment("train_long_range", in);
   auto b = attn::make_experiment("train_long_range", in);
@@ -112,8 +112,8 @@ TEST_CASE("long steps are spread over units of work and the numbers stay the sam
   while (a->status().find("evaluating")->as_bool()) a->advance(0.0);  // the untrained models
   int calls_for_first_step = 0;
   while (a->progress() < 1) a->advance(0.0), ++calls_for_first_step;
-  // Three models with batches of 16, in parts of 4 examples.
-  CHECK(calls_for_first_step == 3 * 4);
+  // Three models, one step each.
+  CHECK(calls_for_first_step == 3);
   while (!a->done()) a->advance(0.0);
   while (!b->done()) b->step_once();
   const auto sa = a->status(), sb = b->status();
@@ -187,45 +187,6 @@ TEST_CASE("timing measures one length per unit, every time positive") {
   CHECK(has_panel(out, "times"));
   CHECK(out.mats.at("times").rows() == 3);
   CHECK(out.mats.at("times").cols() == 2);
-}
-
-TEST_CASE("the frame budget grows while frames are quick and shrinks while they are slow") {
-  attn::FrameBudget b;  // 25 ms target, 4..14 ms, starts at 4
-  CHECK(b.budget_ms() == 4.0);
-  b.observe(0.0);  // nothing measured yet
-  b.observe(NAN);
-  CHECK(b.budget_ms() == 4.0);
-  b.observe(16.7);  // a 60 Hz frame: more work fits
-  CHECK(b.budget_ms() == doctest::Approx(4.25));
-  b.observe(16.7);
-  CHECK(b.budget_ms() == doctest::Approx(4.5));
-  b.observe(23.0);  // just under the target: left alone
-  CHECK(b.budget_ms() == doctest::Approx(4.5));
-  b.observe(30.0);  // slower than the target: less work
-  CHECK(b.budget_ms() == doctest::Approx(4.5 * 0.9));
-  for (int i = 0; i < 500; ++i) b.observe(10.0);
-  CHECK(b.budget_ms() == 14.0);  // never more than max_ms
-  for (int i = 0; i < 500; ++i) b.observe(80.0);
-  CHECK(b.budget_ms() == 4.0);  // a slow machine still trains, about a step a frame
-}
-
-TEST_CASE("the frame budget settles where the frame rate holds, whatever drawing costs") {
-  // A page whose frames take `base` ms plus the work (which also slows drawing a
-  // little, as on a machine with two cores), smoothed like the app's frame time.
-  for (double base : {6.0, 12.0, 18.0}) {
-    attn::FrameBudget b;
-    double frame = base;
-    double worst = 0.0, work_sum = 0.0;
-    for (int i = 0; i < 2000; ++i) {
-      const double work = b.budget_ms();
-      frame = 0.9 * frame + 0.1 * (base + 1.2 * work);
-      b.observe(frame);
-      if (i >= 200) worst = std::max(worst, frame), work_sum += work;
-    }
-    CAPTURE(base);
-    CHECK(worst <= 27.0);                      // 37 fps or more once settled
-    CHECK(work_sum / 1800.0 >= std::min(14.0, (22.0 - base) / 1.2) - 1.0);  // and the frame is used
-  }
 }
 
 TEST_CASE("translation side by side: what the lesson says happens within the 300-step budget") {

@@ -1169,16 +1169,23 @@ TEST_CASE("quizzes are balanced: no answer position and no 'longest option' habi
         }
       }
   REQUIRE(quizzes > 0);
-  for (const auto& [position, n] : at) {
+  // (No structured bindings below: clang, which builds the WebAssembly and the
+  // sanitized tests, cannot capture them in the lambdas CHECK_MESSAGE makes.)
+  for (const auto& entry : at) {
+    const int position = entry.first, n = entry.second;
     CAPTURE(position + 1);
     const bool balanced = n * 10 <= quizzes * 4;
     CHECK_MESSAGE(balanced, "option " << position + 1 << " is right in " << n << " of " << quizzes << " quizzes");
   }
-  for (const auto& [lang, n] : longest) {
+  for (const auto& entry : longest) {
+    const std::string lang = entry.first;
+    const int n = entry.second;
     const bool balanced = n * 10 <= quizzes * 4;
     CHECK_MESSAGE(balanced, "(" << lang << ") the right option is the longest in " << n << " of " << quizzes << " quizzes");
   }
-  for (const auto& [lang, n] : shortest) {
+  for (const auto& entry : shortest) {
+    const std::string lang = entry.first;
+    const int n = entry.second;
     const bool balanced = n * 10 <= quizzes * 4;
     CHECK_MESSAGE(balanced, "(" << lang << ") the right option is the shortest in " << n << " of " << quizzes << " quizzes");
   }

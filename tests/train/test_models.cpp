@@ -588,33 +588,6 @@ TEST_CASE("determinism: the same seed gives bitwise-identical loss curves; anoth
   }
 }
 
-TEST_CASE("determinism: a step taken in parts gives exactly the losses and weights of a whole step") {
-  for (RunKind kind : {RunKind::long_range_rnn, RunKind::long_range_lstm, RunKind::long_range_attention,
-                       RunKind::induction, RunKind::translation_dot}) {
-    for (int part : {1, 3, 16, 1000}) {
-      CAPTURE(std::string(run_kind_name(kind)));
-      CAPTURE(part);
-      RunDesc desc;
-      desc.kind = kind;
-      desc.distance = 8;
-      desc.batch_size = 16;
-      TrainRun whole(desc), parts(desc);
-      for (int s = 0; s < 3; ++s) whole.step();
-      int calls = 0;
-      while (parts.steps() < 3) {
-        const bool done = parts.step_part(part);
-        ++calls;
-        CHECK(done == !parts.mid_step());
-      }
-      CHECK(parts.losses() == whole.losses());  // exact float equality
-      const bool splits = kind != RunKind::translation_dot && part < 16;  // batch 16
-      CHECK((calls > 3) == splits);
-      // The weights too: the next whole step gives the same loss in both.
-      CHECK(parts.step() == whole.step());
-    }
-  }
-}
-
 // Golden losses: the first steps of seeded runs, as exact hex floats, recorded
 // natively (x86-64, g++ 12, -march=native). The WebAssembly build must give
 // the same bits: the training path uses only + - * / sqrt (IEEE-exact), its own
