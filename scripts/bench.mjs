@@ -263,9 +263,10 @@ function maxAbsDiff(a, ref) {
 }
 
 // ---------------------------------------------------------------- 7 bundle size and first frame
-const BUNDLE = ['index.html', 'index.js', 'index.wasm', 'index.data', 'lab.js', 'lab.css'];
-function bundleSize(site) {
-  const files = BUNDLE.map((f) => {
+const BUNDLE = ['index.html', 'index.js', 'index.wasm', 'index.data', 'lab.js', 'lab.css', 'mirror.js'];
+const WORKER_FILES = ['trainer-worker.js', 'trainer.js', 'trainer.wasm'];  // loaded after the first frame
+function bundleSize(site, names = BUNDLE) {
+  const files = names.map((f) => {
     const p = join(site, f);
     if (!existsSync(p)) return { file: f, missing: true, bytes: 0, gzip_bytes: 0 };
     const body = readFileSync(p);
@@ -315,6 +316,34 @@ async function firstFrame(site, profile = 'desktop', runs = 3) {
   }
   return { runs: samples, median_first_frame_ms: median(samples.map((s) => s.first_frame_ms)),
            note: `${profile} profile, headless Chromium, SwiftShader WebGL2, cold cache, served from 127.0.0.1` };
+}
+
+// The translator to 95% held-out token accuracy and the induction model to its
+// phase, trained in the page's worker at normal speed (tests/browser/harness.mjs,
+// measureTraining), with the frame rate of the idle step beside the one while
+// training.
+async function inPageTraining(site) {
+  process.env.LAB_SITE = site;
+  const { openLab, measureTraining, frames, state } = await import('../tests/browser/harness.mjs');
+  const lab = await openLab();
+  try {
+    const idle = async (lesson, step) => {
+      await lab.page.evaluate(([l, s]) => window.attnlab.goto(l, s), [lesson, step]);
+      const a = await state(lab.page), t0 = Date.now();
+      await frames(lab.page, 60);
+      return ((await state(lab.page)).frames - a.frames) / ((Date.now() - t0) / 1000);
+    };
+    const models = [];
+    for (const [name, model, lesson, goal, done] of [
+      ['translator', 'translation_additive', 'encoder-decoder', '95% held-out token accuracy', (s) => s.experiment.runs[0].accuracy >= 0.95],
+      ['induction model', 'induction', 'induction-heads', 'the induction phase', (s) => s.experiment.inductionPhaseAt > 0]]) {
+      const idleFps = await idle(lesson, 0);
+      models.push({ name, model, goal, idleFps, ...(await measureTraining(lab.page, lesson, 0, done)) });
+    }
+    return { models, note: 'headless Chromium, SwiftShader WebGL2, normal speed, worker loaded before Start' };
+  } finally {
+    await lab.close();
+  }
 }
 
 // ---------------------------------------------------------------- 8 report
@@ -437,11 +466,14 @@ async function main() {
 
   const site = resolve(opt('--site', join(BUILD, 'web', 'site')));
   const bundle = bundleSize(site);
-  let first = null, firstPhone = null;
+  let first = null, firstPhone = null, inPage = null;
+  const worker = bundleSize(site, WORKER_FILES);
   if (!flag('--no-browser')) {
     log('timing the first frame in headless Chromium (desktop, then phone profile)');
     try { first = await firstFrame(site, 'desktop'); } catch (e) { first = { error: String(e) }; log('first frame failed:', String(e)); }
     try { firstPhone = await firstFrame(site, 'phone'); } catch (e) { firstPhone = { error: String(e) }; log('phone first frame failed:', String(e)); }
+    log('training in the page: the translator and the induction model, in the training worker');
+    try { inPage = await inPageTraining(site); } catch (e) { inPage = { error: String(e) }; log('in-page training failed:', String(e)); }
   }
   machine.load_average_after = loadavg();
 
@@ -482,6 +514,8 @@ async function main() {
   out.push(`bundle: ${(bundle.gzip_bytes / 1e6).toFixed(3)} MB gzip (${(bundle.bytes / 1e6).toFixed(3)} MB raw): ` +
            bundle.files.map((f) => `${f.file} ${(f.gzip_bytes / 1024).toFixed(1)} KiB`).join(', ') +
            (bundle.missing.length ? `  MISSING: ${bundle.missing.join(', ')}` : ''));
+  out.push(`training worker (loaded after the first frame): ${(worker.gzip_bytes / 1e6).toFixed(3)} MB gzip (${(worker.bytes / 1e6).toFixed(3)} MB raw): ` +
+           worker.files.map((f) => `${f.file} ${(f.gzip_bytes / 1024).toFixed(1)} KiB`).join(', '));
   for (const [name, f] of [['desktop', first], ['phone', firstPhone]]) {
     if (f) out.push(f.error ? `first frame (${name}): failed (${f.error})`
       : `first frame (${name}): median ${f.median_first_frame_ms.toFixed(0)} ms after navigation start (${f.runs.map((r) => r.first_frame_ms.toFixed(0)).join(', ')}; ${f.note})`);
@@ -496,6 +530,19 @@ async function main() {
     out.push(`${t.model.padEnd(22)} ${pad(t.parameters, 10)} | ${pad(fmtRate(t.steps_per_second.native), 8)} ` +
              `${pad(fmtRate(t.steps_per_second['wasm-simd']), 9)} ${pad(fmtRate(t.steps_per_second['wasm-scalar']), 11)} | ` +
              `${pad(t.same_loss_in_every_build ? 'yes' : 'NO', 9)}`);
+  if (inPage && inPage.error) out.push(`training in the page: failed (${inPage.error})`);
+  else if (inPage) {
+    out.push('');
+    out.push('training in the page (headless Chromium, the training worker; steps per second = 1000 / the worker\'s ms per training step):');
+    for (const m of inPage.models) {
+      const nodeSps = training.find((t) => t.model === m.model)?.steps_per_second['wasm-simd'];
+      m.node_steps_per_second = nodeSps ?? null;
+      out.push(`  ${m.name}: ${m.goal} ${m.seconds.toFixed(2)} s after Start (step ${m.step}); ` +
+               `${m.stepsPerSecond.toFixed(1)} steps/s in the page against ${nodeSps ? nodeSps.toFixed(1) : '-'} under node ` +
+               `(${nodeSps ? ((100 * m.stepsPerSecond) / nodeSps).toFixed(0) + '%' : '-'}); ` +
+               `${m.fps.toFixed(1)} frames per second while training (${m.idleFps.toFixed(1)} on the step before Start)`);
+    }
+  }
   out.push('');
   for (const t of targets) out.push(`${t.met ? 'MET    ' : 'NOT MET'}  ${t.target}: worst ${t.worst.toFixed(2)} (need ${t.need})`);
   out.push(`load average after: ${machine.load_average_after.map((x) => x.toFixed(1)).join(' ')}  (a busy machine slows every column)`);
@@ -506,7 +553,7 @@ async function main() {
     agreement_tolerance: AGREE_ATOL, flop_formula: { attention: '4 n^2 d', self_attention: '4 n^2 d + 6 n d^2' },
     cases, projection, training,
     training_method: `attn::train::measure_all_training_speeds(${TRAINING_STEPS}): every model of all_run_kinds(), default RunDesc (seed 1), one untimed warm-up step, then ${TRAINING_STEPS} timed steps; median over rounds`,
-    bundle, first_frame: first, first_frame_phone: firstPhone, targets, ours };
+    bundle, worker_bundle: worker, first_frame: first, first_frame_phone: firstPhone, in_page_training: inPage, targets, ours };
   writeFileSync(join(OUT, 'results.json'), JSON.stringify(results, null, 1));
   log(`wrote ${join(OUT, 'results.json')}`);
 }

@@ -362,9 +362,11 @@
     setLanguage: (lang) => ask('language', { lang: String(lang) }),
     // Put this step's link, with the learner's values, in the address bar and the clipboard.
     share: () => ask('share'),
-    // Drive the step's live experiment: 'run', 'pause', 'step', 'reset', or 'speed' with 'slow' | 'normal' | 'fast'.
-    // True when the step has one.
+    // Drive the step's live experiment: 'run', 'pause', 'step', 'reset', 'speed' with 'slow' | 'normal' | 'fast',
+    // or 'retry' (a new training worker after one failed). True when the step has one.
     train: (action, speed) => ask('train', { action: String(action), speed: String(speed || '') }),
+    // Set a choice or slider the step shows, as a click or drag on it would: '' when done, else why not.
+    setting: (name, value) => ask('setting', { name: String(name), value: String(value) }),
   };
   // The lab saves at most a few times a second; what changed since the last save
   // is written as the page goes away or out of sight (a closed tab, a reload, a

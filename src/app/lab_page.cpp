@@ -79,6 +79,8 @@ Value lab_state_json(const LabApp& app) {
     ex.set("running", app.running);
     ex.set("speed", app.speed);
     ex.set("snapshots", double(app.trainer_snapshots));  // worker snapshots applied to this copy
+    // The worker has answered the page's newest command for this step.
+    ex.set("synced", app.trainer != nullptr && app.trainer->synced(app.experiment_key));
     s.set("experiment", std::move(ex));
   }
   s.set("overlay", app.overlay);

@@ -3,7 +3,7 @@
 // by emcc, under node (with and without SIMD128); scripts/bench.mjs runs all
 // three, adds the JavaScript peers (ONNX Runtime Web, TF.js) and compares.
 //
-//   bench_attention [--out DIR] [--quick] [--shape N D | --machine-only | --training STEPS]
+//   bench_attention [--out DIR] [--quick] [--shape N D | --machine-only | --training STEPS [--model NAME]...]
 //     --out DIR       write DIR/inputs_n<N>_d<D>.f32 (the exact inputs, so peers
 //                     can compute on the same numbers; native build only) and
 //                     DIR/<build>/..._n<N>_d<D>.f32 (outputs, for the agreement check)
@@ -15,7 +15,8 @@
 //     --training STEPS  only training speed: every model of
 //                     attn::train::all_run_kinds(), default settings and seed,
 //                     one untimed warm-up step, then STEPS timed steps
-//                     (attn::train::measure_all_training_speeds)
+//                     (attn::train::measure_training_speed); with --model,
+//                     only the models named (run_kind_name: "induction", ...)
 //
 // Cases: n in {16, 64, 256, 1024} x d in {16, 64}, d_model = d_k = d_v = d.
 //   attention       Q, K, V (n, d) given -> softmax(Q K^T / sqrt(d)) V
@@ -236,8 +237,12 @@ void print_result(const char* build, const char* kind, const char* impl, int n, 
 // Steps per second of every model the lab trains, with the settings a lesson
 // starts from. last_loss is printed in full so the caller can see whether every
 // build computed the same losses (the training core promises identical bits).
-void print_training_speeds(const char* build, int steps) {
-  for (const attn::train::ModelSpeed& s : attn::train::measure_all_training_speeds(steps)) {
+void print_training_speeds(const char* build, int steps, const std::vector<std::string>& only) {
+  for (attn::train::RunKind kind : attn::train::all_run_kinds()) {
+    if (!only.empty() && std::find(only.begin(), only.end(), attn::train::run_kind_name(kind)) == only.end()) continue;
+    attn::train::RunDesc desc;
+    desc.kind = kind;
+    const attn::train::ModelSpeed s = attn::train::measure_training_speed(desc, steps);
     std::printf("{\"kind\":\"training\",\"build\":\"%s\",\"model\":\"%s\",\"parameters\":%ld,\"steps\":%d,"
                 "\"seconds\":%.6f,\"steps_per_second\":%.3f,\"last_loss\":%.9g}\n",
                 build, s.name.c_str(), s.parameters, s.timing.steps, s.timing.seconds, s.timing.steps_per_second,
@@ -253,6 +258,7 @@ int main(int argc, char** argv) {
   std::string out_dir;
   bool machine = true, cases = true;
   int only_n = 0, only_d = 0, training_steps = 0;
+  std::vector<std::string> only_models;  // --model: the training speeds of these only
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_dir = argv[++i];
     else if (!std::strcmp(argv[i], "--quick")) g_budget_ms = 30.0;
@@ -266,9 +272,10 @@ int main(int argc, char** argv) {
       training_steps = std::atoi(argv[++i]);
       machine = cases = false;
     }
+    else if (!std::strcmp(argv[i], "--model") && i + 1 < argc) only_models.push_back(argv[++i]);
     else {
       std::fprintf(stderr,
-                   "usage: bench_attention [--out DIR] [--quick] [--shape N D | --machine-only | --training STEPS]\n");
+                   "usage: bench_attention [--out DIR] [--quick] [--shape N D | --machine-only | --training STEPS [--model NAME]...]\n");
       return 2;
     }
   }
@@ -283,7 +290,7 @@ int main(int argc, char** argv) {
     std::printf("{\"kind\":\"machine\",\"build\":\"%s\",\"clock_ghz\":%.3f,\"simd128_peak_gflops\":%.2f}\n", build,
                 measure_clock_ghz(), measure_simd128_peak_gflops());
   std::fflush(stdout);
-  if (training_steps > 0) print_training_speeds(build, training_steps);
+  if (training_steps > 0) print_training_speeds(build, training_steps, only_models);
 
   const int lengths[] = {16, 64, 256, 1024}, widths[] = {16, 64};
   for (int n : lengths)

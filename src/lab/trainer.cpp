@@ -405,6 +405,11 @@ void TrainerClient::ping() {
 
 std::vector<std::string> TrainerClient::take_failures() { return std::exchange(failures_, {}); }
 
+bool TrainerClient::synced(const std::string& key) const {
+  auto it = entries_.find(key);
+  return it != entries_.end() && it->second.applied == it->second.generation;
+}
+
 bool TrainerClient::running(const std::string& key) const {
   auto it = entries_.find(key);
   return it != entries_.end() && it->second.running;
@@ -433,6 +438,7 @@ std::string TrainerClient::receive(std::string_view bytes) {
     return "";
   }
   it->second.running = m.running;
+  it->second.applied = m.generation;
   return m.key;
 }
 

@@ -153,6 +153,9 @@ class TrainerClient {
   // Whether the worker trains `key` now, as its newest snapshot says (set at
   // once by run and pause).
   bool running(const std::string& key) const;
+  // Whether the page's copy of `key` shows the worker's answer to the page's
+  // newest command (a snapshot of the current generation has been applied).
+  bool synced(const std::string& key) const;
   long rejected() const { return rejected_; }
   long pongs() const { return pongs_; }
   std::vector<std::string> take_failures();
@@ -164,6 +167,7 @@ class TrainerClient {
     std::string demo;
     DemoInputs inputs;
     uint64_t generation = 0;
+    uint64_t applied = 0;  // the generation of the newest snapshot applied
     bool running = false;
   };
   void send(TrainerMessage m);

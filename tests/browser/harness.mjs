@@ -2,7 +2,7 @@
 // free loopback port, launches Debian's Chromium headless with the flags that
 // render WebGL2 through SwiftShader, and records console errors.
 import { createRequire } from 'node:module';
-import { fork } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mkdirSync } from 'node:fs';
@@ -100,6 +100,12 @@ export async function until(check, what, ms = 60000) {
   }
 }
 
+// Waits until the page's training worker has loaded (it starts a moment after
+// the first frame, or when a training step needs it).
+export async function workerReady(page) {
+  await until(async () => (await state(page)).worker.ready, 'the training worker to load', 120000);
+}
+
 // Waits until the page's readable mirror shows the lab's latest change (it is
 // rebuilt a moment after one, and not while a field in it is being typed in).
 export async function mirrorCaughtUp(page) {
@@ -192,4 +198,47 @@ export async function screenshotVariety(page, name) {
   }
   const top = Math.max(...counts.values());
   return { distinctColours: counts.size, nonBackground: 1 - top / n };
+}
+
+// Trains the live experiment of lesson step (lessonId, step) in the page at
+// `speed` until goal(state) holds (the translator's 95%, the induction phase),
+// and measures it: seconds from Start to the goal, frames per second drawn
+// meanwhile, and the worker's training steps per second (1000 / its ms per
+// step, so held-out evaluations are left out, as in the node bench). The worker
+// is loaded first, so its start-up is not counted. Pauses at the end.
+export async function measureTraining(page, lessonId, step, goal, { speed = 'normal', ceilingMs = 180000 } = {}) {
+  await page.evaluate(([l, s]) => window.attnlab.goto(l, s), [lessonId, step]);
+  await frames(page, 2);
+  await workerReady(page);
+  await page.evaluate((sp) => { window.attnlab.train('reset'); window.attnlab.train('speed', sp); }, speed);
+  await frames(page, 2);
+  const f0 = (await state(page)).frames, t0 = Date.now();
+  await page.evaluate(() => window.attnlab.train('run'));
+  let st = null;
+  for (;;) {
+    st = await state(page);
+    if (goal(st)) break;
+    if (Date.now() - t0 > ceilingMs) throw new Error(`waited ${ceilingMs / 1000} s for the goal on ${lessonId}/${step}: ${JSON.stringify(st.experiment)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const seconds = (Date.now() - t0) / 1000;
+  await page.evaluate(() => window.attnlab.train('pause'));
+  const run = st.experiment.runs[0];
+  return { seconds, fps: (st.frames - f0) / seconds, step: st.experiment.steps, msPerStep: run.msPerStep,
+           stepsPerSecond: run.msPerStep > 0 ? 1000 / run.msPerStep : 0 };
+}
+
+// Training steps per second of `models` (run kind names) in the page's own
+// WebAssembly build under node, as scripts/lab bench measures them: 100 timed
+// steps after a warm-up, V8's optimising tier only. {name: steps per second}.
+export function nodeTrainingSpeed(models, steps = 100) {
+  const bench = join(site, '..', 'src', 'bench', 'bench_attention.js');
+  const args = ['--no-experimental-fetch', '--no-liftoff', bench, '--training', String(steps)];
+  for (const m of models) args.push('--model', m);
+  const out = execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const speeds = {};
+  for (const line of out.split('\n')) {
+    try { const j = JSON.parse(line); if (j.kind === 'training') speeds[j.model] = j.steps_per_second; } catch { /* not JSON */ }
+  }
+  return speeds;
 }

@@ -4,6 +4,7 @@
 // bits; interventions answer at once; stale and hostile messages change nothing.
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <deque>
 #include <string>
 
@@ -285,4 +286,39 @@ TEST_CASE("a new worker after a failure: every experiment starts again from its 
   std::string why;
   REQUIRE(attn::decode_trainer_message(sent.front(), &first, &why));
   CHECK(first.inputs.settings.at("example") == "3");  // the view it had is kept
+}
+
+// The same seed gives the same bits everywhere: these runs, trained through the
+// protocol, must end at the numbers in tests/lab/golden_training.json, which the
+// browser test (tests/browser/worker.test.mjs) checks against the page's Web
+// Worker too, and which this test checks natively and, built to WebAssembly,
+// under node. The numbers are printed with nine significant digits, which
+// round-trip a float exactly.
+TEST_CASE("golden: the translator and the induction model end at the same losses through the protocol, in every build") {
+  const attn::json::ParseResult golden = [] {
+    std::string text;
+    if (FILE* f = std::fopen("tests/lab/golden_training.json", "rb")) {
+      char buf[4096];
+      for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+      std::fclose(f);
+    }
+    return attn::json::parse(text);
+  }();
+  REQUIRE_MESSAGE(golden.ok, "tests/lab/golden_training.json (run from the source folder)");
+  for (const attn::json::Value& g : golden.value.find("runs")->items()) {
+    const std::string demo = g.find("demo")->as_string(), steps = std::to_string(int(g.find("steps")->as_number()));
+    CAPTURE(demo);
+    Pair p;
+    attn::Experiment* copy = p.client.open("golden", demo, settings({{"steps", steps}}));
+    p.client.run("golden", "normal");
+    for (int i = 0; i < 1000000 && p.pump(); ++i) {}
+    p.pump();
+    REQUIRE(copy->done());
+    char loss[32], heldout[32];
+    std::snprintf(loss, sizeof loss, "%.9g", status_number(*copy, "loss", 0));
+    std::snprintf(heldout, sizeof heldout, "%.9g", status_number(*copy, "heldoutLoss", 0));
+    MESSAGE(demo << " after " << steps << " steps: loss " << loss << ", held-out loss " << heldout);
+    CHECK(std::string(loss) == g.find("loss")->as_string());
+    CHECK(std::string(heldout) == g.find("heldoutLoss")->as_string());
+  }
 }
