@@ -54,6 +54,7 @@ ExerciseAction exercise_panel(const ExercisesView& view) {
     ImGui::TextColored(kMuted, "%s", text::try_it.get(lang));
     ImGui::SameLine();
     text_wrapped(text::exercises_locked(lang, view.quizzes, view.exercises->size()), right);
+    widgets_record_last("exercises:locked", "panel-hidden");
     card_end(card, {IM_COL32(246, 248, 255, 255), IM_COL32(200, 212, 240, 255)});
     return action;
   }

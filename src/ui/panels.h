@@ -211,7 +211,8 @@ struct ExerciseAction {
   enum class Kind { none, show_hint, apply_solution } kind = Kind::none;
   int exercise = -1;  // index into ExercisesView::exercises
 };
-// Widget ids: "hint:<exercise id>", "solution:<exercise id>" (none while locked).
+// Widget ids: "hint:<exercise id>", "solution:<exercise id>"; while locked only
+// "exercises:locked" (kind "panel-hidden").
 ExerciseAction exercise_panel(const ExercisesView& view);
 
 // quiz_panel.cpp: "predict, then reveal": a question, its options as radio buttons
