@@ -251,6 +251,8 @@
       if (m.training) parts.push(training(m.training, w));
       m.quizzes.forEach((q, i) => parts.push(quiz(q, i, w)));
       m.panels.forEach((p) => parts.push(panel(p, w)));
+      // While the step's quiz is unchecked its exercises are one line (lab_mirror.cpp).
+      if (m.exercisesLocked) parts.push(el('div', { class: 'm-exercise' }, el('h3', { text: w.tryIt }), el('p', { text: m.exercisesLocked })));
       m.exercises.forEach((x, i) => parts.push(exercise(x, i, w)));
       root.replaceChildren(...parts);
       root.querySelectorAll('input[type=number], input[type=text]').forEach((i) => i.addEventListener('input', () => { i.dataset.dirty = '1'; }));

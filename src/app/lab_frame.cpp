@@ -210,9 +210,13 @@ bool lab_frame(void* user) {
       if (auto e = ui::demo_view({&app.inputs, &app.outputs, app.state.lang, hidden})) lab_apply_demo_edit(app, *e);
     }
     if (!step->exercises.empty()) {
+      // Predict first, here too: the exercises wait until every quiz is checked.
+      const bool open = attn::exercises_open(*step, app.quizzes);
       std::vector<attn::ExerciseStatus> status;
-      for (const auto& ex : step->exercises) status.push_back(attn::check_exercise(ex, app.inputs, app.outputs));
-      const ui::ExerciseAction a = ui::exercise_panel({&step->exercises, &status, &app.hints_shown, app.state.lang});
+      if (open)
+        for (const auto& ex : step->exercises) status.push_back(attn::check_exercise(ex, app.inputs, app.outputs));
+      const ui::ExerciseAction a = ui::exercise_panel(
+          {&step->exercises, &status, &app.hints_shown, app.state.lang, !open, step->quizzes.size()});
       if (a.kind == ui::ExerciseAction::Kind::show_hint) lab_show_hint(app, a.exercise);
       if (a.kind == ui::ExerciseAction::Kind::apply_solution) lab_apply_solution(app, a.exercise);
     }

@@ -15,8 +15,10 @@
 namespace {
 
 // The exercise H gives a hint for: the first one still open with hints left,
-// else the first with hints left; -1 when none has any.
+// else the first with hints left; -1 when none has any, or while the exercises
+// wait for the step's quiz (attn::exercises_open).
 int exercise_for_hint(const LabApp& app, const attn::LessonStep& step) {
+  if (!attn::exercises_open(step, app.quizzes)) return -1;
   int fallback = -1;
   for (size_t i = 0; i < step.exercises.size() && i < app.hints_shown.size(); ++i) {
     if (app.hints_shown[i] >= int(step.exercises[i].hints.size())) continue;

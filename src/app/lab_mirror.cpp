@@ -269,8 +269,14 @@ Value lab_mirror_json(const LabApp& app) {
   }
   o.set("quizzes", std::move(quizzes));
 
+  // Predict first: while a quiz of the step is unchecked the exercises are one line
+  // (attn::exercises_open), as on the canvas; their goals and live values would
+  // give the quiz away.
   Value exercises = Value::array();
-  for (size_t i = 0; i < step.exercises.size(); ++i) {
+  const bool exercises_open = attn::exercises_open(step, app.quizzes);
+  if (!exercises_open && !step.exercises.empty())
+    o.set("exercisesLocked", ui::text::exercises_locked(lang, step.quizzes.size(), step.exercises.size()));
+  for (size_t i = 0; exercises_open && i < step.exercises.size(); ++i) {
     const attn::Exercise& ex = step.exercises[i];
     const attn::ExerciseStatus st = attn::check_exercise(ex, app.inputs, app.outputs);
     Value j = Value::object();

@@ -68,6 +68,12 @@ std::vector<QuizAnswer> quizzes_for_step(const LessonStep& step, const StepAnswe
 
 const char* sources_heading(const std::string& lang) { return lang == "zh" ? "参考文献" : "Sources"; }
 
+bool exercises_open(const LessonStep& step, const std::vector<QuizAnswer>& quizzes) {
+  for (size_t i = 0; i < step.quizzes.size(); ++i)
+    if (i >= quizzes.size() || !quizzes[i].checked) return false;
+  return true;
+}
+
 std::string shown_prose(const LessonStep& step, const std::string& lang, const std::vector<QuizAnswer>& quizzes) {
   std::string text = step.text.get(lang);
   for (size_t i = 0; i < step.quizzes.size() && i < quizzes.size(); ++i) {

@@ -81,6 +81,12 @@ StepAnswers answers_from_step(const LessonStep& step, const std::vector<int>& hi
 std::string shown_prose(const LessonStep& step, const std::string& lang, const std::vector<QuizAnswer>& quizzes);
 // The heading shown above a lesson's sources.
 const char* sources_heading(const std::string& lang);
+// Predict first: a step's exercises open only once every quiz of the step is
+// checked. Until then their goals, conditions and live values (which often name
+// what a quiz hides: "weights[cats, mice] > 0.6 (now 0.374)") are not shown: the
+// canvas, the page's readable mirror and the H key all follow this. A step
+// without quizzes has its exercises open from the start.
+bool exercises_open(const LessonStep& step, const std::vector<QuizAnswer>& quizzes);
 
 // ---------------------------------------------------------------- 2 saving and restoring
 // Version 2 added `answers`; version 3 added `layout` (versions 1 and 2, without

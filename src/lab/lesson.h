@@ -48,8 +48,9 @@ struct LessonValue {
 // records its layout, and lab_state_fit moves it to the current one. Links are
 // written with step ids since layout 2; a link with a step number is from layout 1.
 //   1: the lessons up to commit 4fc1bf1 (issue 15)
-//   2: issue 22 (steps split, quiz options reordered, links by step id)
-constexpr int kLessonLayout = 2;
+//   2: issue 22 (steps split, quiz options reordered, links by step id), up to 9b3fcce
+//   3: issue 22's second pass (quiz options reordered again; no step moved)
+constexpr int kLessonLayout = 3;
 
 struct LessonStep {
   std::string id;

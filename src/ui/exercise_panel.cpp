@@ -2,7 +2,9 @@
 // a status mark (an empty ring while open, a green disc with a check once met),
 // then each condition with its current value, the hints revealed so far, and the
 // buttons for another hint and for the stored solution. Whether a goal is met is
-// decided by the core (attn::check_exercise); this file only shows it.
+// decided by the core (attn::check_exercise); this file only shows it. While the
+// step's quiz is unchecked (view.locked, from attn::exercises_open) a single card
+// holds one line instead: no goal, no values, no buttons.
 #include <imgui.h>
 
 #include <cstdio>
@@ -43,6 +45,19 @@ ExerciseAction exercise_panel(const ExercisesView& view) {
   if (!view.exercises) return action;
   const std::string& lang = view.lang;
   const float width = ImGui::GetContentRegionAvail().x;
+  if (view.locked) {
+    Card card;
+    card_begin(card, width);
+    const float right = ImGui::GetCursorScreenPos().x + width - 2 * kCardPad;
+    status_mark(false, ImGui::GetTextLineHeight());
+    ImGui::SameLine();
+    ImGui::TextColored(kMuted, "%s", text::try_it.get(lang));
+    ImGui::SameLine();
+    text_wrapped(text::exercises_locked(lang, view.quizzes, view.exercises->size()), right);
+    widgets_record_last("exercises:locked", "panel-hidden");
+    card_end(card, {IM_COL32(246, 248, 255, 255), IM_COL32(200, 212, 240, 255)});
+    return action;
+  }
   for (size_t i = 0; i < view.exercises->size(); ++i) {
     const attn::Exercise& ex = (*view.exercises)[i];
     const attn::ExerciseStatus* st = view.status && i < view.status->size() ? &(*view.status)[i] : nullptr;

@@ -196,18 +196,23 @@ std::optional<DemoEdit> demo_view(const DemoView& view);
 
 // exercise_panel.cpp: the step's exercises: each goal with its live state (a green
 // check mark once met), its conditions with their current values, hints revealed
-// one at a time, and a button that asks for the stored solution.
+// one at a time, and a button that asks for the stored solution. While a quiz of
+// the step is unchecked (attn::exercises_open is false) one short line stands in
+// for them: their goals and live values would give the quiz away.
 struct ExercisesView {
   const std::vector<attn::Exercise>* exercises = nullptr;
   const std::vector<attn::ExerciseStatus>* status = nullptr;  // one per exercise (check_exercise)
   const std::vector<int>* hints_shown = nullptr;  // per exercise, how many hints are revealed (null = 0)
   std::string lang = "en";
+  bool locked = false;  // a quiz of the step is still unchecked: show only the line
+  size_t quizzes = 1;   // how many quizzes the step has (for the line's wording)
 };
 struct ExerciseAction {
   enum class Kind { none, show_hint, apply_solution } kind = Kind::none;
   int exercise = -1;  // index into ExercisesView::exercises
 };
-// Widget ids: "hint:<exercise id>", "solution:<exercise id>".
+// Widget ids: "hint:<exercise id>", "solution:<exercise id>"; while locked only
+// "exercises:locked" (kind "panel-hidden").
 ExerciseAction exercise_panel(const ExercisesView& view);
 
 // quiz_panel.cpp: "predict, then reveal": a question, its options as radio buttons

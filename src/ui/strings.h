@@ -94,6 +94,16 @@ inline constexpr UiText cannot_compute{"Cannot compute:", "无法计算："};
 inline constexpr UiText hidden_panel{"Answer the question first: this result stays hidden until you predict it.",
                                      "请先回答问题：在你作出预测之前，这个结果是隐藏的。"};
 inline constexpr UiText try_it{"Try it", "动手试试"};
+// In place of a step's exercises while its quiz is unanswered: the first half by
+// the number of quizzes, the second by the number of exercises.
+inline constexpr UiText locked_one_quiz{"Answer the question above first", "请先回答上面的问题"};
+inline constexpr UiText locked_quizzes{"Answer the questions above first", "请先回答上面的问题"};
+inline constexpr UiText locked_one_exercise{"; then the exercise appears here.", "，然后练习会出现在这里。"};
+inline constexpr UiText locked_exercises{"; then the exercises appear here.", "，然后练习会出现在这里。"};
+inline std::string exercises_locked(const std::string& lang, size_t quizzes, size_t exercises) {
+  return std::string((quizzes > 1 ? locked_quizzes : locked_one_quiz).get(lang)) +
+         (exercises > 1 ? locked_exercises : locked_one_exercise).get(lang);
+}
 inline constexpr UiText goal_met{"Done! The goal is met.", "完成！目标已达成。"};
 inline constexpr UiText goal_open{"Not yet", "尚未达成"};
 inline constexpr UiText now_is{"now", "当前"};

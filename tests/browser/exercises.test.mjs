@@ -3,7 +3,7 @@
 // where the plot draws the arrow heads (widgets()), not from the plot's code.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openLab, state, widgets, frames, screenshotVariety } from './harness.mjs';
+import { openLab, state, widgets, frames, screenshotVariety, mirrorCaughtUp, scrollAndClick, scrollTo } from './harness.mjs';
 
 let lab;
 before(async () => { lab = await openLab(); });
@@ -61,10 +61,73 @@ async function dragHead(page, id, plane, x, y) {
 
 const dot = (a, b) => a[0] * b[0] + a[1] * b[1];
 
+// Picks option `k` of a quiz and checks it, by clicking as a learner would.
+async function answer(page, quiz, k) {
+  for (const id of [`quiz:${quiz}:${k}`, `quiz-check:${quiz}`]) await scrollAndClick(page, id);
+  await frames(page, 3);
+}
+
+// Predict first, for exercises too (lessons/README.md): until every quiz of a step
+// is checked, its exercises are one line in the canvas and in the page's mirror,
+// with no goal, no live values and no hint or solution button; then they appear.
+test('a step\'s exercises wait until its quiz is checked, in the canvas and in the mirror, in both languages', async () => {
+  const { page } = lab;
+  for (const lang of ['en', 'zh']) {
+    await page.evaluate((l) => window.attnlab.setLanguage(l), lang);
+    assert.ok(await page.evaluate(() => window.attnlab.goto('first-look', 1)));
+    await frames(page, 3);
+    let s = await state(page);
+    if (s.quizzes[0].picked >= 0) {  // an earlier test's answer: start afresh
+      await scrollAndClick(page, 'step:reset');
+      s = await state(page);
+    }
+    assert.equal(s.stepId, 'three-tokens');
+    assert.equal(s.quizzes[0].checked, false);
+    const ids = async () => (await widgets(page)).map((w) => w.id);
+    // The line stands where the exercise would be; with it on screen, no button is.
+    await scrollTo(page, 'exercises:locked');
+    assert.ok(!(await ids()).some((id) => id === 'hint:cats-to-mice' || id === 'solution:cats-to-mice'),
+              'the hint and solution buttons are on the canvas before the quiz is answered');
+    await mirrorCaughtUp(page);
+    const text = () => page.evaluate(() => document.getElementById('mirror').textContent);
+    const goal = lang === 'zh' ? '0.6 的权重' : '0.6 of its weight';
+    const locked = lang === 'zh' ? '请先回答上面的问题' : 'Answer the question above first';
+    assert.ok((await text()).includes(locked), `the mirror lacks "${locked}"`);
+    assert.ok(!(await text()).includes(goal), 'the mirror reads the goal before the quiz is answered');
+    assert.ok(!(await text()).includes('weights[cats, mice]'), 'the mirror reads a live value before the quiz is answered');
+    // Picked but not checked: still waiting, and H gives no hint.
+    await scrollAndClick(page, 'quiz:who-wins:1');  // "chase": wrong, but a prediction
+    await page.keyboard.press('h');
+    await frames(page, 2);
+    assert.equal((await state(page)).exercises[0].hintsShown, 0);
+    await scrollTo(page, 'exercises:locked');
+    assert.ok(!(await ids()).includes('solution:cats-to-mice'));
+    await screenshotVariety(page, `exercise-waits-for-quiz-${lang}`);
+
+    await scrollAndClick(page, 'quiz-check:who-wins');
+    assert.equal((await state(page)).quizzes[0].checked, true);
+    await scrollTo(page, 'solution:cats-to-mice');  // throws if it never appears
+    assert.ok((await ids()).includes('hint:cats-to-mice'), 'no hint button once the quiz is checked');
+    assert.ok(!(await ids()).includes('exercises:locked'));
+    await mirrorCaughtUp(page);
+    assert.ok((await text()).includes(goal), 'the mirror does not read the goal once the quiz is checked');
+    assert.ok((await text()).includes('weights[cats, mice]'));
+    assert.ok(!(await text()).includes(locked));
+    await screenshotVariety(page, `exercise-after-quiz-${lang}`);
+    await scrollAndClick(page, 'step:reset');  // leave the step as it was
+  }
+  await page.evaluate(() => window.attnlab.setLanguage('en'));
+  await frames(page, 2);
+  assert.deepEqual(lab.consoleErrors, []);
+});
+
 test('"favour mice" is met by dragging the query arrow towards k_mice', async () => {
   const { page } = lab;
   assert.ok(await page.evaluate(() => window.attnlab.goto('inside-the-score', 0)));
   await frames(page);
+  // The plane and the exercises wait for the step's quiz: answer it first.
+  await answer(page, 'both-longer', 2);
+  await scrollTo(page, 'drag:q:0');
   const before = await state(page);
   assert.equal(before.demo, 'dot_geometry');
   assert.equal(exercise(before, 'favour-mice').met, false);
@@ -119,15 +182,9 @@ test('prose that would give a quiz away appears only after it is checked', async
   assert.doesNotMatch(await prose(), /缩放让分数保持/);
   await page.evaluate(() => window.attnlab.setLanguage('en'));
   await frames(page, 3);
-  // Pick the second answer and check it, by clicking as a learner would.
-  for (const id of ['quiz:sharper-or-flatter:1', 'quiz-check:sharper-or-flatter']) {
-    const w = (await widgets(page)).find((x) => x.id === id);
-    assert.ok(w, `${id} is not on screen`);
-    const c = centre(w);
-    await page.mouse.click(c.x, c.y);
-    await frames(page, 3);
-  }
-  assert.deepEqual((await state(page)).quizzes[0], { id: 'sharper-or-flatter', picked: 1, checked: true, right: true });
+  // Pick the right answer ("Flatter", the third) and check it, by clicking as a learner would.
+  await answer(page, 'sharper-or-flatter', 2);
+  assert.deepEqual((await state(page)).quizzes[0], { id: 'sharper-or-flatter', picked: 2, checked: true, right: true });
   assert.match(await prose(), /divided by the square root/);
   assert.match(await prose(), /Dividing keeps the scores/);
   await screenshotVariety(page, 'after-text-revealed-en');
@@ -143,6 +200,10 @@ test('prose that would give a quiz away appears only after it is checked', async
 test("the recap's map links to each step, and a link takes the learner there", async () => {
   const { page } = lab;
   await page.evaluate(() => window.attnlab.goto('recap', 0));
+  await frames(page, 3);
+  // The map follows the step's question (it would answer it): answer it first.
+  assert.equal(await page.evaluate(() => document.querySelectorAll('#prose a').length), 0);
+  await answer(page, 'one-sentence', 0);
   await frames(page, 3);
   const hrefs = await page.evaluate(() => [...document.querySelectorAll('#prose a')].map((a) => a.getAttribute('href')));
   assert.ok(hrefs.length >= 30, `only ${hrefs.length} links`);

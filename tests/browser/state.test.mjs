@@ -191,7 +191,8 @@ test('saved state from before answers were kept (version 1) still loads', async 
 test('state saved and links made before the lessons were rearranged land on the same steps and answers', async () => {
   const { page } = lab;
   // Layout 1: rnn-vs-attention had distance, pooling, order; "order" (step 3) held
-  // why-positions, whose right answer was option 1.
+  // why-positions, whose right answer was option 1 (option 3 in layout 2, option 1
+  // again since layout 3).
   await lab.reload('', { storage: { 'attnlab.state': JSON.stringify({
     version: 2, lang: 'en', lesson: 'rnn-vs-attention', step: 2, furthest: { 'rnn-vs-attention': 2 },
     edits: {}, answers: { 'rnn-vs-attention/order': { q: { 'why-positions': { p: 0, c: true } } } },
@@ -203,11 +204,11 @@ test('state saved and links made before the lessons were rearranged land on the 
   await frames(page);
   s = await state(page);
   assert.equal(s.stepId, 'positions-not-rnn');
-  assert.deepEqual(s.quizzes[0], { id: 'why-positions', picked: 2, checked: true, right: true });
+  assert.deepEqual(s.quizzes[0], { id: 'why-positions', picked: 0, checked: true, right: true });
   // Saving is throttled to a few times a second: wait for the new layout to be written.
   const saved = await until(async () => {
     const v = JSON.parse(await page.evaluate(() => localStorage.getItem('attnlab.state')) || 'null');
-    return v && v.version === 3 && v.layout === 2 && v;
+    return v && v.version === 3 && v.layout === 3 && v;
   }, 'the state to be saved in the new layout');
   assert.equal(saved.lesson, 'rnn-vs-attention');
   // An old link by number, and a link by id, which the address bar now shows.

@@ -271,8 +271,8 @@ test('training starts and pauses by tap on the phone (frame rate printed), and a
   assert.ok(await page.evaluate(() => window.attnlab.goto('encoder-decoder', 0)));
   await frames(page, 3);
   // The alignment is hidden until the quiz is answered.
-  await tapWidget(page, f, 'quiz:love-goes-to:1');
-  await tapWidget(page, f, 'quiz-check:love-goes-to');
+  await tapWidget(page, f, 'quiz:stop-for-love:0');
+  await tapWidget(page, f, 'quiz-check:stop-for-love');
   await tapWidget(page, f, 'train:run');
   let st = await state(page);
   assert.equal(st.experiment.running, true);

@@ -37,9 +37,9 @@ test('the translator reaches 95% held-out token accuracy in the page, and the pa
   assert.equal(st.experiment.steps, 0);
   assert.equal(st.experiment.running, false);
   // The quiz hides the alignment until answered; answer it (right) first.
-  await click(page, 'quiz:love-goes-to:1');
+  await click(page, 'quiz:stop-for-love:0');
   await frames(page);
-  await click(page, 'quiz-check:love-goes-to');
+  await click(page, 'quiz-check:stop-for-love');
   await frames(page);
 
   // Timed from Start with the worker loaded (it loads a moment after the first frame).

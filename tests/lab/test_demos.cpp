@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -679,4 +680,203 @@ TEST_CASE("every non-ASCII character the demos show also appears in the lesson f
   for (const auto& c : demo_chars)
     if (!lesson_chars.count(c)) missing += c;
   CHECK_MESSAGE(missing.empty(), "characters used by demo panels but by no lesson file: " << missing);
+}
+
+// ---------------------------------------------------------------- 6 the numbers the lessons quote
+// Every number a step's text, quiz, explanation or hint quotes from a static demo
+// (issue 22's second pass): recomputed here from the step's own values, so that a
+// change of a lesson's matrices or of a demo shows up as a failure, not as a
+// false sentence.
+namespace {
+
+DemoOutputs run_step(const LessonStep& s, const std::function<void(DemoInputs&)>& edit = {}) {
+  DemoInputs in = demo_defaults(s);
+  if (edit) edit(in);
+  DemoOutputs out = run_demo(s.demo, in);
+  REQUIRE_MESSAGE(out.error.empty(), out.error);
+  return out;
+}
+
+Eigen::Index col_of(const std::vector<std::string>& labels, const std::string& label) {
+  const auto it = std::find(labels.begin(), labels.end(), label);
+  REQUIRE_MESSAGE(it != labels.end(), "no label " << label);
+  return Eigen::Index(it - labels.begin());
+}
+
+}  // namespace
+
+TEST_CASE("focus and inside-the-score: the shares, scores and flips their quizzes quote") {
+  {  // focus/reading, focus-share: "1998" 0.53, "years" 0.16, the other six 0.09 or less
+    const LessonStep& s = find_step("focus", "reading");
+    const Mat w = run_step(s).mats.at("weights");
+    const auto tok = demo_defaults(s).tokens;
+    CHECK(w(0, col_of(tok, "1998")) == doctest::Approx(0.527).epsilon(0.01));
+    CHECK(w(0, col_of(tok, "years")) == doctest::Approx(0.159).epsilon(0.01));
+    for (const char* other : {"The", "bridge", "opened", "in", "after", "six"}) CHECK(w(0, col_of(tok, other)) <= 0.09f);
+  }
+  {  // focus/soft-vs-hard, flip-to-apple: only the sour part makes the hard read return apple's value
+    const LessonStep& s = find_step("focus", "soft-vs-hard");
+    auto read = [&](float a, float b) {
+      const DemoOutputs out = run_step(s, [&](DemoInputs& in) {
+        in.settings["mode"] = "hard";
+        in.mats["q"] = (Mat(1, 2) << a, b).finished();
+      });
+      return out.mats.at("output");
+    };
+    const Mat apple = demo_defaults(s).mats.at("v").row(0), banana = demo_defaults(s).mats.at("v").row(1);
+    CHECK(read(1.5f, 0.0f) == banana);
+    CHECK(read(3.0f, 0.0f) == banana);
+    CHECK(read(0.75f, 0.0f) == banana);
+    CHECK(read(1.5f, 1.0f) == apple);
+    const Mat sc = run_step(s, [](DemoInputs& in) { in.mats["q"] = (Mat(1, 2) << 1.5f, 1.0f).finished(); }).mats.at("scores");
+    CHECK(sc(0, 0) == doctest::Approx(1.9f));  // apple
+    CHECK(sc(0, 1) == doctest::Approx(1.8f));  // banana
+    CHECK(sc(0, 2) == doctest::Approx(1.5f));  // lemon
+    // almost-hard: the soft read's banana weight at the temperatures its hints name
+    for (const auto& [t, w] : std::vector<std::pair<const char*, float>>{{"0.1", 0.953f}, {"0.05", 0.998f}}) {
+      const DemoOutputs out = run_step(s, [&](DemoInputs& in) { in.settings["temperature"] = t; });
+      CHECK(out.mats.at("weights")(0, 1) == doctest::Approx(w).epsilon(0.002));
+    }
+  }
+  {  // inside-the-score/geometry, both-longer: q · k_mice from -0.5 to -2.0
+    const LessonStep& s = find_step("inside-the-score", "geometry");
+    CHECK(run_step(s).mats.at("dots")(0, 2) == doctest::Approx(-0.5f));
+    const Mat dots = run_step(s, [](DemoInputs& in) {
+                       in.mats["q"] *= 2.0f;
+                       in.mats["k"].row(2) *= 2.0f;
+                     }).mats.at("dots");
+    CHECK(dots(0, 2) == doctest::Approx(-2.0f));
+  }
+  {  // inside-the-score/projections: raw weights 0.21 / 0.24; the one-way solution's scores and weights
+    const LessonStep& s = find_step("inside-the-score", "projections");
+    const Mat raw = run_step(s).mats.at("weights");
+    CHECK(raw(0, 1) == doctest::Approx(0.21).epsilon(0.02));
+    CHECK(raw(1, 0) == doctest::Approx(0.24).epsilon(0.02));
+    const DemoOutputs one = run_step(s, [](DemoInputs& in) {
+      in.settings["projection"] = "learned";
+      in.mats["w_q"] = (Mat(2, 2) << 0, 3, -1, 0).finished();
+    });
+    CHECK(one.mats.at("scores")(0, 1) == doctest::Approx(2.96f));
+    CHECK(one.mats.at("scores")(1, 0) == doctest::Approx(-0.88f));
+    CHECK(one.mats.at("weights")(0, 1) == doctest::Approx(0.82).epsilon(0.01));
+    CHECK(one.mats.at("weights")(1, 0) == doctest::Approx(0.17).epsilon(0.01));
+  }
+  {  // inside-the-score/values: "mice" keeps 0.73 of the weight
+    const LessonStep& s = find_step("inside-the-score", "values");
+    CHECK(run_step(s).mats.at("weights")(0, 2) == doctest::Approx(0.731).epsilon(0.005));
+  }
+}
+
+TEST_CASE("scoring: which scores double, and the gradient without scaling") {
+  {  // exactly-double: dot, scaled dot and general double; additive changes but not by 2; cosine stays
+    const LessonStep& s = find_step("scoring", "five-scores");
+    for (const char* kind : {"dot", "scaled_dot", "general", "additive", "cosine"}) {
+      CAPTURE(kind);
+      const Mat a = run_step(s, [&](DemoInputs& in) { in.settings["score"] = kind; }).mats.at("scores");
+      const Mat b = run_step(s, [&](DemoInputs& in) {
+                      in.settings["score"] = kind;
+                      in.mats["q"].row(0) *= 2.0f;
+                    }).mats.at("scores");
+      const bool doubles = (b.row(0) - 2.0f * a.row(0)).cwiseAbs().maxCoeff() < 1e-5f;
+      const bool same = (b.row(0) - a.row(0)).cwiseAbs().maxCoeff() < 1e-5f;
+      const std::string k = kind;
+      CHECK(doubles == (k == "dot" || k == "scaled_dot" || k == "general"));
+      CHECK(same == (k == "cosine"));
+    }
+  }
+  {  // gradient-trend: without scaling the gradient shrinks as d_k grows, far below the scaled one
+    const LessonStep& s = find_step("scoring", "dk-slider");
+    const Mat g = run_step(s).mats.at("gradient");  // (2, 10): unscaled, scaled over log2 d_k
+    std::string curve;
+    for (Eigen::Index c = 0; c < g.cols(); ++c) curve += " " + std::to_string(g(0, c)) + "/" + std::to_string(g(1, c));
+    MESSAGE("softmax gradient, unscaled / scaled, d_k = 1 .. 512:" << curve);
+    CHECK(g(0, 0) == doctest::Approx(g(1, 0)));
+    CHECK(g(0, 9) < g(0, 0) / 3.0f);
+    CHECK(g(0, 9) < g(1, 9) / 3.0f);
+    CHECK(g.row(1).maxCoeff() < 1.5f * g.row(1).minCoeff());  // the scaled one stays about level
+  }
+}
+
+TEST_CASE("self-attention, position and the Transformer block: shapes, turns and means their steps quote") {
+  {  // self-attention/heads-vs-layers, pass-through: W_Q1 = [[8, -4], [-4, 16]]
+    const LessonStep& s = find_step("self-attention", "heads-vs-layers");
+    const DemoOutputs out = run_step(s, [](DemoInputs& in) { in.mats["w_q1"] = (Mat(2, 2) << 8, -4, -4, 16).finished(); });
+    const Mat& w1 = out.mats.at("layers_w1");
+    for (Eigen::Index i = 0; i < w1.rows(); ++i) CHECK(w1(i, i) > 0.88f);  // "about 0.9 or more on itself"
+    CHECK(out.mats.at("differences")(0, 0) == doctest::Approx(0.03).epsilon(0.5));
+    CHECK(out.mats.at("layers_w2")(3, 0) > 0.5f);
+    // unit2-row: 0.67 as a head, about 0.40 as a layer
+    const DemoOutputs plain = run_step(s);
+    CHECK(plain.mats.at("heads_w2")(3, 0) == doctest::Approx(0.674).epsilon(0.005));
+    CHECK(plain.mats.at("layers_w2")(3, 0) == doctest::Approx(0.40).epsilon(0.01));
+  }
+  {  // position/sinusoids: slow-turn (628 positions a turn) and fast-clock (base 3: cos1 at position 3 is -0.16)
+    const LessonStep& s = find_step("position", "sinusoids");
+    const Mat pe = run_step(s).mats.at("pe");  // columns sin0 cos0 sin1 cos1
+    CHECK(pe(1, 3) == doctest::Approx(std::cos(0.01f)));
+    const Mat fast = run_step(s, [](DemoInputs& in) { in.settings["base"] = "3"; }).mats.at("pe");
+    CHECK(fast(3, 3) == doctest::Approx(-0.16).epsilon(0.03));
+    for (const char* base : {"2.9", "3.6"}) {
+      const Mat m = run_step(s, [&](DemoInputs& in) { in.settings["base"] = base; }).mats.at("pe");
+      CHECK(m(3, 3) < 0.0f);
+      CHECK(m(3, 3) > -0.2f);
+    }
+  }
+  {  // transformer-block/block, residual-off: means 0.82 and 0.06; "cat" 0.88 and 0.89
+    const LessonStep& s = find_step("transformer-block", "block");
+    const Mat on = run_step(s).mats.at("kept");
+    const Mat off = run_step(s, [](DemoInputs& in) { in.settings["residual"] = "0"; }).mats.at("kept");
+    CHECK(on.mean() == doctest::Approx(0.82).epsilon(0.01));
+    CHECK(off.mean() == doctest::Approx(0.06).epsilon(0.1));
+    CHECK(on(0, 1) == doctest::Approx(0.88).epsilon(0.01));
+    CHECK(off(0, 1) == doctest::Approx(0.89).epsilon(0.01));
+    for (Eigen::Index j : {0, 2, 3}) CHECK(off(0, j) < on(0, j) - 0.4f);  // the other three turn away
+  }
+  {  // transformer-block/layernorm, pre-norm-mean: row means of y 0.37, 0.25, 0.61, 0.26; of x 0.25, 0.25, 0.5, 0.25
+    const LessonStep& s = find_step("transformer-block", "layernorm");
+    const Mat y = run_step(s, [](DemoInputs& in) { in.settings["placement"] = "pre"; }).mats.at("output");
+    const Mat x = demo_defaults(s).mats.at("x");
+    const float quoted[] = {0.37f, 0.25f, 0.61f, 0.26f}, of_x[] = {0.25f, 0.25f, 0.5f, 0.25f};
+    for (Eigen::Index i = 0; i < 4; ++i) {
+      CHECK(y.row(i).mean() == doctest::Approx(quoted[i]).epsilon(0.03));
+      CHECK(x.row(i).mean() == doctest::Approx(of_x[i]));
+      CHECK(std::abs(y.row(i).mean() - x.row(i).mean()) > 0.0f);  // not x's mean exactly
+    }
+  }
+}
+
+TEST_CASE("uses: the rows and shares its quizzes and exercises quote") {
+  {  // translation, article-row: "a" is flat, 0.25 each; "yesterday" puts 0.74 on 昨天
+    const LessonStep& s = find_step("uses", "translation");
+    const Mat w = run_step(s).mats.at("weights");  // rows I bought a book yesterday
+    for (Eigen::Index j = 0; j < 4; ++j) CHECK(w(2, j) == doctest::Approx(0.25f));
+    CHECK(w(4, 1) == doctest::Approx(0.74).epsilon(0.01));
+  }
+  {  // reading, rest-share: 0.18 for Lyon, zoo, opened and in; May 0.36 and 2004 0.46
+    const LessonStep& s = find_step("uses", "reading");
+    const Mat w = run_step(s).mats.at("weights");  // row 0 = "when"
+    CHECK(w(0, 0) + w(0, 1) + w(0, 2) + w(0, 3) == doctest::Approx(0.18).epsilon(0.03));
+    CHECK(w(0, 3) == doctest::Approx(0.06).epsilon(0.05));
+    CHECK(w(0, 4) == doctest::Approx(0.36).epsilon(0.01));
+    CHECK(w(0, 5) == doctest::Approx(0.46).epsilon(0.01));
+  }
+  {  // labelling, tom-looks: "sold" 0.60 and the others 0.08; the verb 0.29 on each argument
+    const LessonStep& s = find_step("uses", "labelling");
+    const Mat w = run_step(s).mats.at("weights");  // Mary sold the car to Tom
+    CHECK(w(5, 1) == doctest::Approx(0.60).epsilon(0.01));
+    for (Eigen::Index j : {0, 2, 3, 4, 5}) CHECK(w(5, j) == doctest::Approx(0.08).epsilon(0.02));
+    for (Eigen::Index j : {0, 3, 5}) CHECK(w(1, j) == doctest::Approx(0.29).epsilon(0.02));
+  }
+  {  // when-it-fits, price-and-delivery: q = [2.5, 2.5, 0] gives "cheap" and "late" about 0.33 each
+    const LessonStep& s = find_step("uses", "when-it-fits");
+    const auto tok = demo_defaults(s).tokens;
+    const Mat w = run_step(s, [](DemoInputs& in) { in.mats["q"] = (Mat(1, 3) << 2.5f, 2.5f, 0.0f).finished(); }).mats.at("weights");
+    CHECK(w(0, col_of(tok, "cheap")) == doctest::Approx(0.33).epsilon(0.02));
+    CHECK(w(0, col_of(tok, "late")) == doctest::Approx(0.33).epsilon(0.02));
+  }
+  {  // heads-parallel/parallel, one-lane's after-text: attention does 2.5 times the RNN's work
+    const LessonStep& s = find_step("heads-parallel", "parallel");
+    const Mat now = run_step(s, [](DemoInputs& in) { in.settings["lanes_log2"] = "0"; }).mats.at("now");  // log10 counts
+    CHECK(std::pow(10.0f, now(1, 1) - now(1, 0)) == doctest::Approx(2.5f).epsilon(0.001));
+  }
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 
 #include "lab/exercise.h"
@@ -192,7 +193,7 @@ TEST_CASE("timing measures one length per unit, every time positive") {
 TEST_CASE("translation side by side: what the lesson says happens within the 300-step budget") {
   // lessons/seq2seq.lesson, step without-attention, quotes these figures.
   auto ex = attn::make_experiment("train_translation", settings({{"compare", "on"}}));
-  long with_at = -1, without_at = -1;
+  long with_at = -1, without_at = -1, full_from = -1;
   double without_last = 0.0;
   long last_eval = -1;
   while (!ex->done()) {
@@ -205,12 +206,17 @@ TEST_CASE("translation side by side: what the lesson says happens within the 300
     if (long(number(b, "evaluatedAt")) != last_eval) {
       last_eval = long(number(b, "evaluatedAt"));
       without_last = number(b, "accuracy");
+      // "At 100% from step 220": the first test at 100% after which every test is.
+      if (number(a, "accuracy") < 1.0) full_from = -1;
+      else if (full_from < 0) full_from = last_eval;
       MESSAGE("step " << last_eval << ": with attention " << number(a, "accuracy") << ", without " << without_last);
     }
   }
-  MESSAGE("95% first measured at step " << with_at << " with attention, " << without_at << " without");
-  CHECK(with_at > 0);
-  CHECK(with_at <= 150);
+  MESSAGE("95% first measured at step " << with_at << " with attention, " << without_at << " without; with attention at 100% from step "
+                                        << full_from);
+  CHECK(with_at > 100);  // "between steps 100 and 120" (tested every 20 steps)
+  CHECK(with_at <= 120);
+  CHECK(full_from == 220);
   // Without attention: still short of 95% when both stop, at about 92%.
   CHECK(without_at < 0);
   CHECK(last_eval == 300);
@@ -279,6 +285,15 @@ TEST_CASE("train_induction: the repeated half drops below the first, and switchi
   CHECK(number(s, "inductionPhaseAt") <= 200);
   CHECK(number(s, "bestInductionScore") > 0.5);
   CHECK(head[0] == '2');  // in layer 2
+  {
+    // induction lesson, step redirect: "the other layer-2 head (2.0) learned
+    // induction too (score about 0.89)"; 2.1 is the best (about 0.9).
+    const attn::Mat sc = ex->view().mats.at("head_scores");  // (4, 2) rows 1.0 1.1 2.0 2.1
+    MESSAGE("induction scores: 1.0 " << sc(0, 0) << ", 1.1 " << sc(1, 0) << ", 2.0 " << sc(2, 0) << ", 2.1 " << sc(3, 0));
+    CHECK(head == "2.1");
+    CHECK(sc(2, 0) == doctest::Approx(0.89).epsilon(0.01));
+    CHECK(sc(3, 0) == doctest::Approx(0.90).epsilon(0.01));
+  }
   // Switching it off is a view setting: no restart, same weights, loss up at once.
   REQUIRE(ex->set_view_setting("ablate", head));
   const attn::json::Value a = ex->status();
@@ -321,11 +336,15 @@ TEST_CASE("train_induction: the repeated half drops below the first, and switchi
   const int both = follows;
   MESSAGE("the prediction followed the redirected row in " << follows << " of " << tries << " cases");
   CHECK(follows >= 0.35 * tries);
+  // The redirect step's after-text quotes these two counts.
+  CHECK(tries == 106);
+  CHECK(follows == 42);
   REQUIRE(ex->set_view_setting("ablate", head == "2.1" ? "2.0" : "2.1"));
   sweep();
   MESSAGE("with the other layer-2 head off: " << follows << " of " << tries << " cases");
   CHECK(follows >= 0.6 * tries);
   CHECK(follows > both);
+  CHECK(follows == 70);
 }
 
 TEST_CASE("train_induction: a head scaled rather than switched off, and an attention row dragged weight by weight") {
@@ -468,8 +487,9 @@ TEST_CASE("train_sentiment: the learner's options reach the model, two settings 
 }
 
 TEST_CASE("train_sentiment: one head stalls on the negated reviews; eight heads get past them (the lesson's exercise)") {
-  // Measured (seed 1, 350 steps): 1 head 91.8% held out at step 350 (every review
-  // without a negation right, about half of the 113 with one), 8 heads 100%.
+  // Measured (seed 1, 350 steps): 1 head 90.2% held out at step 350 (every one of
+  // the 487 reviews without a negation right, 54 of the 113 with one), 8 heads
+  // 100%. (91.8%, 64 of the 113, is the one head's figure after 600 steps.)
   auto ex = attn::make_experiment("train_sentiment", settings({{"compare", "on"}, {"heads", "8"}, {"heads_b", "1"},
                                                                 {"steps", "350"}}));
   while (!ex->done()) ex->advance(50.0);
@@ -480,7 +500,8 @@ TEST_CASE("train_sentiment: one head stalls on the negated reviews; eight heads 
   CHECK(out.mats.at("accuracy_curve")(0, 14) > 99.0f);
   CHECK(out.mats.at("accuracy_curve")(1, 14) < 93.0f);
   CHECK(split(1, 1) == doctest::Approx(100.0));
-  CHECK(split(1, 0) < 70.0f);
+  CHECK(split(1, 0) == doctest::Approx(100.0 * 54 / 113));  // the options step's after-text
+  CHECK(out.mats.at("accuracy_curve")(1, 14) == doctest::Approx(100.0 * (487 + 54) / 600).epsilon(0.001));
   CHECK(split(0, 0) > 99.0f);
 }
 
@@ -606,14 +627,45 @@ TEST_CASE("train_induction: a typed prompt is checked (length first, then tokens
   CHECK(out.mats.at("head_2_1").rows() == 6);  // the heatmaps show the prompt
   CHECK(has_panel(out, "set_prompt"));
   CHECK(has_panel(out, "prompt-predictions"));
-  for (const auto& panel : ex->view().panels)
-    if (panel.id == "prompt-predictions") MESSAGE(panel.text.get("en"));
+  // The prompt step's quizzes quote these probabilities.
+  auto note = [&] {
+    for (const auto& panel : ex->view().panels)
+      if (panel.id == "prompt-predictions") return panel.text.get("en");
+    return std::string();
+  };
+  std::string said = note();
+  MESSAGE(said);
+  for (const char* quoted : {"K → C 0.74", "C → F 0.94", "F → A 0.91"})
+    CHECK_MESSAGE(said.find(quoted) != std::string::npos, quoted);
   // A last letter seen nowhere before: nothing to copy from.
   REQUIRE(ex->set_view_setting("prompt", "C F A K C G"));
-  for (const auto& panel : ex->view().panels)
-    if (panel.id == "prompt-predictions") MESSAGE(panel.text.get("en"));
+  said = note();
+  MESSAGE(said);
+  CHECK(said.find("G → K 0.21") != std::string::npos);
   REQUIRE(ex->set_view_setting("prompt", ""));
   CHECK(ex->status().find("promptPredictions") == nullptr);
+}
+
+// The induction lesson's first step trains for 600 steps; its after-text quotes the
+// held-out losses of both halves along the way (not run by default):
+//   test_experiments --no-skip -tc="measure: train_induction*"
+TEST_CASE("measure: train_induction over the lesson's 600 steps, both halves" * doctest::skip()) {
+  auto ex = attn::make_experiment("train_induction", DemoInputs{});
+  while (!ex->done()) ex->advance(50.0);
+  const attn::DemoOutputs out = ex->view();
+  const attn::Mat& h = out.mats.at("half_loss");   // (2, points): first half, repeated half
+  const attn::Mat& x = out.mats.at("half_steps");  // (1, points)
+  std::string curve;
+  float first_min = 1e9f;
+  for (Eigen::Index c = 0; c < h.cols(); ++c) {
+    curve += std::to_string(int(x(0, c))) + ": " + std::to_string(h(0, c)).substr(0, 4) + " / " +
+             std::to_string(h(1, c)).substr(0, 4) + "; ";
+    if (x(0, c) > 0) first_min = std::min(first_min, h(0, c));
+    if (int(x(0, c)) == 400) CHECK(h(1, c) == doctest::Approx(0.1).epsilon(0.3));  // "by step 400 it is about 0.1"
+  }
+  MESSAGE("held-out loss, first half / repeated half, by step: " << curve);
+  MESSAGE("lowest first-half loss after step 0: " << first_min << " (ln 16 = " << std::log(16.0) << ")");
+  CHECK(first_min > std::log(16.0f));  // "a little above chance all the way"
 }
 
 TEST_CASE("train_translation: forcing one output word's alignment onto another source word changes the decoded word") {
@@ -625,6 +677,12 @@ TEST_CASE("train_translation: forcing one output word's alignment onto another s
   const std::string decoded = e->find("decoded")->as_string();
   MESSAGE("我 爱 中国 。 decodes to: " << decoded);
   CHECK(decoded == "I love China . <eos>");
+  // encoder-decoder lesson, step alignment: after these 300 steps "love" reads 爱
+  // and gives the full stop almost nothing.
+  const attn::Mat align = ex->view().mats.at("alignment");  // (m + 1, S) rows I love China . <eos>
+  MESSAGE("love: 爱 " << align(1, 1) << ", 。 " << align(1, 3));
+  CHECK(align(1, 1) > 0.9f);
+  CHECK(align(1, 3) < 0.01f);
   CHECK(e->find("forcedDecoded") == nullptr);
   // Word 3 ("China") made to read only 我 (source word 0), then only 爱 (1).
   REQUIRE(ex->set_view_setting("force_step", "2"));
@@ -636,6 +694,8 @@ TEST_CASE("train_translation: forcing one output word's alignment onto another s
     const std::string forced = s.find("example")->find("forcedDecoded")->as_string();
     MESSAGE("word 3 forced onto source word " << std::string(src) << ": " << forced);
     changed += forced != decoded;
+    // induction lesson, step translator, quotes both sentences.
+    CHECK(forced == (std::string(src) == "0" ? "I love dogs . <eos>" : "I love love . <eos>"));
   }
   CHECK(changed == 2);
   // Forced onto its own source word (中国, 2) it stays.
@@ -671,6 +731,10 @@ TEST_CASE("train_induction: the ablation bars give the repeated-half loss rise o
     REQUIRE(ex->set_view_setting("ablate", head));
     const attn::Mat a = ex->view().mats.at("ablation");
     MESSAGE("head " << head << " off: repeated-half loss " << a(0, 0) << " -> " << a(0, 1) << " (rise " << a(0, 2) << ")");
+    // The ablate step quotes 0.15 with every head, 0.65 and 0.66 (layer 1), 0.84 and 1.05 (layer 2).
+    CHECK(a(0, 0) == doctest::Approx(0.15).epsilon(0.05));
+    const std::map<std::string, double> quoted = {{"1.0", 0.65}, {"1.1", 0.66}, {"2.0", 0.84}, {"2.1", 1.05}};
+    CHECK(a(0, 1) == doctest::Approx(quoted.at(head)).epsilon(0.01));
     CHECK(a(0, 2) == doctest::Approx(a(0, 1) - a(0, 0)));
     CHECK(a(0, 1) == doctest::Approx(number(ex->status(), "ablatedRepeatedHalfLoss")));
     if (a(0, 2) > worst_rise) worst_rise = a(0, 2), worst = head;

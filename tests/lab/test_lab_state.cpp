@@ -157,6 +157,24 @@ TEST_CASE("a quiz's 'after' prose is shown only once the quiz is checked") {
   CHECK(shown_prose(s, "en", {}) == "Before.\nSecond paragraph.");  // no answers known yet
 }
 
+// Predict first: an exercise's goal and live values ("weights[cats, mice] > 0.6
+// (now 0.374)") would give a quiz of its step away, so they wait for every quiz.
+TEST_CASE("a step's exercises open only once every quiz of the step is checked") {
+  LessonStep s;
+  s.quizzes.resize(2);
+  s.exercises.resize(1);
+  const QuizAnswer fresh, picked{0, false}, checked{0, true};
+  CHECK_FALSE(exercises_open(s, {}));                // nothing known yet
+  CHECK_FALSE(exercises_open(s, {fresh, fresh}));
+  CHECK_FALSE(exercises_open(s, {picked, checked}));  // picked is not checked
+  CHECK_FALSE(exercises_open(s, {checked, fresh}));   // every quiz, not the first
+  CHECK_FALSE(exercises_open(s, {checked}));          // the second's answer is unknown
+  CHECK(exercises_open(s, {checked, checked}));
+  LessonStep no_quiz;
+  no_quiz.exercises.resize(1);
+  CHECK(exercises_open(no_quiz, {}));  // nothing to predict: open from the start
+}
+
 TEST_CASE("a saved state that cannot be read at all is refused with a reason and leaves the target untouched") {
   LabState target;
   target.lesson = "keep";
@@ -454,7 +472,7 @@ TEST_CASE("a state saved in layout 1 keeps its place, progress and answers in to
   CHECK(st.answers.count("moved/run") == 0);
   CHECK(st.answers.at("moved/why").quizzes.at("moved-here").picked == 1);
 
-  // Saved again, it is layout 2 and loads to the same thing without moving again.
+  // Saved again, it is today's layout and loads to the same thing without moving again.
   const std::string again = json::write(lab_state_to_json(st));
   CHECK(again.find("\"layout\":" + std::to_string(kLessonLayout)) != std::string::npos);
   LabState st2;
@@ -468,6 +486,70 @@ TEST_CASE("a state saved in layout 1 keeps its place, progress and answers in to
   lab_state_fit(&early, lessons);
   CHECK(early.step == 1);
   CHECK(early.furthest.at("moved") == 1);
+}
+
+namespace {
+
+// Layouts 1, 2 and 3 of one lesson: "order" had options one, two, three in
+// layout 1; two, three, one, new in layout 2; new, one, two, three now. "later"
+// came in layout 2 as a, b and is b, a now. No step moved after layout 1.
+Lesson three_layouts_lesson() {
+  const char* text =
+      "lesson: moved\ntitle: Moved\nlayout-1-steps: intro | run | quiz\n"
+      "step: intro\ntitle: Intro\ntext:\n  i\n"
+      "step: run\ntitle: Run\ntext:\n  r\n"
+      "step: why\ntitle: Why\ntext:\n  w\n"
+      "step: quiz\ntitle: Quiz\ntext:\n  q\n"
+      "quiz: order\nquestion: Q?\noption: new\noption: one\noption: two\noption: three\nanswer: 2\nexplain: E.\n"
+      "layout-1-options: 2 | 3 | 4\nlayout-2-options: 3 | 4 | 2 | 1\n"
+      "quiz: later\nquestion: Q?\noption: b\noption: a\nanswer: 2\nexplain: E.\nlayout-2-options: 2 | 1\n"
+      "source: Someone et al. 2017. A title.\nsource.zh: Someone 等，2017。A title。\n";
+  Lesson l;
+  std::vector<LessonError> errors;
+  const bool ok = parse_lesson("moved.lesson", text, l, errors);
+  for (const auto& e : errors) FAIL_CHECK(e.to_string());
+  REQUIRE(ok);
+  return l;
+}
+
+QuizAnswer fitted_answer(const std::vector<Lesson>& lessons, const std::string& saved, size_t quiz) {
+  LabState st;
+  std::string why;
+  REQUIRE(lab_state_from_text(saved, &st, &why));
+  lab_state_fit(&st, lessons);
+  CHECK(st.layout == kLessonLayout);
+  const auto it = st.answers.find("moved/quiz");
+  if (it == st.answers.end()) return {};
+  return quizzes_for_step(lessons[0].steps[3], &it->second)[quiz];
+}
+
+}  // namespace
+
+TEST_CASE("states saved in layouts 1 and 2 both keep their answers in today's layout") {
+  REQUIRE(kLessonLayout >= 3);
+  const std::vector<Lesson> lessons = {three_layouts_lesson()};
+  const std::string head1 = "{\"version\": 2, \"lesson\": \"moved\", \"step\": 2, \"answers\": {\"moved/quiz\": {\"q\": {";
+  const std::string head2 =
+      "{\"version\": 3, \"layout\": 2, \"lesson\": \"moved\", \"step\": 3, \"answers\": {\"moved/quiz\": {\"q\": {";
+  const std::string tail = "}}}}";
+  // Layout 1: "one" (then option 1, the right answer) is option 2 now.
+  CHECK(fitted_answer(lessons, head1 + "\"order\": {\"p\": 0, \"c\": true}" + tail, 0).picked == 1);
+  CHECK(fitted_answer(lessons, head1 + "\"order\": {\"p\": 2, \"c\": true}" + tail, 0).picked == 3);
+  // Layout 2: "one" was option 3, "new" option 4.
+  CHECK(fitted_answer(lessons, head2 + "\"order\": {\"p\": 2, \"c\": true}" + tail, 0).picked == 1);
+  CHECK(fitted_answer(lessons, head2 + "\"order\": {\"p\": 3, \"c\": true}" + tail, 0).picked == 0);
+  // A quiz new in layout 2: "a" (right) was option 1 then and is option 2 now.
+  const QuizAnswer a = fitted_answer(lessons, head2 + "\"later\": {\"p\": 0, \"c\": true}" + tail, 1);
+  CHECK(a.picked == 1);
+  CHECK(a.checked);
+  // The place: layout 1's step 3 ("quiz", 0-based 2) is step 4 now; layout 2's step 4 is too.
+  for (const std::string& saved : {head1 + tail, head2 + tail}) {
+    LabState st;
+    std::string why;
+    REQUIRE(lab_state_from_text(saved, &st, &why));
+    lab_state_fit(&st, lessons);
+    CHECK(st.step == 3);
+  }
 }
 
 TEST_CASE("a state from newer lessons, or of version 3 without its layout, is not misread") {
@@ -496,7 +578,7 @@ TEST_CASE("layout records that name nothing, and step ids that are numbers, are 
   CHECK(first_error(head + "layout-1-steps: a | b\n" + step).find("t.lesson:3: layout 1 names step 'b'") != std::string::npos);
   CHECK(first_error(head + "layout-1-steps: a | a\n" + step).find("twice") != std::string::npos);
   CHECK(first_error(head + step + "layout-1-steps: a\n").find("before the first step") != std::string::npos);
-  CHECK(first_error(head + "layout-2-steps: a\n" + step).find("layouts before the current one") != std::string::npos);
+  CHECK(first_error(head + "layout-" + std::to_string(kLessonLayout) + "-steps: a\n" + step).find("layouts before the current one") != std::string::npos);
   CHECK(first_error(head + step + quiz + "layout-1-options: 3 | 1\n").find("option 3 does not exist") != std::string::npos);
   CHECK(first_error(head + step + quiz + "layout-1-options: 1 | 1\n").find("named twice") != std::string::npos);
   CHECK(first_error(head + step + quiz + "layout-1-options: one\n").find("its number now") != std::string::npos);

@@ -797,14 +797,15 @@ TEST_CASE("wrapped lines of Chinese join without a space; Latin next to Chinese 
   CHECK(l.steps[0].text.get("zh") == "注意力分三步完成。先打分，再用 softmax 归一化，最后用 softmax 得到的权重“求和”，一共 3 步。");
 }
 
-// ---------------------------------------------------------------- layout 1 against today's lessons
+// ---------------------------------------------------------------- layouts 1 and 2 against today's lessons
 // Nothing a learner saved breaks. Saved progress and old links name steps by
-// position, and saved quiz answers name options by position. Below is layout 1,
-// the lessons at commit 4fc1bf1 as saved state and links see them: each lesson's
-// steps in order, each quiz with its right option (from 1) and its options'
-// English text, each exercise. (Made once from the lesson files at that commit.)
-// Every old link and saved place must land on the step of the same id, every
-// saved answer on the same option, every hint count on its exercise.
+// position, and saved quiz answers name options by position. Below are layout 1,
+// the lessons at commit 4fc1bf1, and layout 2, the lessons at commit 9b3fcce, as
+// saved state and links see them: each lesson's steps in order, each quiz with
+// its right option (from 1) and its options' English text, each exercise. (Made
+// once from the lesson files at those commits.) Every old link and saved place
+// must land on the step of the same id, every saved answer on the same option,
+// every hint count on its exercise.
 namespace {
 
 const char* kLayout1 = R"layout(
@@ -910,31 +911,170 @@ quiz recap/mixed/shuffle-and-heads: 1 | They are the same rows in reverse order,
 quiz recap/mixed/hard-and-scale: 1 | Hard attention: nearly all the weight goes to the top key | Uniform attention: every key gets the same weight | Local attention: a window opens around the top key
 )layout";
 
-// Quizzes and exercises of layout 1 that were replaced (issue 22): their saved
+const char* kLayout2 = R"layout(
+steps first-look: idea | three-tokens | scaled
+quiz first-look/idea/mix-by-hand: 1 | 7.5, the weighted sum of the three values | 5, the plain average of the three values | 10, the value that has the largest weight
+quiz first-look/three-tokens/who-wins: 1 | cats | chase | mice
+exercise first-look/three-tokens/cats-to-mice
+quiz first-look/scaled/sharper-or-flatter: 2 | Sharper: the largest weight in each row grows | Flatter: closer to equal shares | Exactly the same: softmax ignores the scale
+steps focus: reading | bird | three-stages | soft-vs-hard
+quiz focus/reading/predict-focus: 2 | bridge | 1998 | years
+exercise focus/reading/ask-what
+exercise focus/bird/beak-only
+exercise focus/three-stages/ask-for-lime
+quiz focus/soft-vs-hard/predict-hard: 2 | A mix of apple and banana | Exactly banana's value | Exactly apple's value
+exercise focus/soft-vs-hard/almost-hard
+steps inside-the-score: geometry | relevance-row | values | projections
+quiz inside-the-score/geometry/longer-key: 2 | It stays the same: only the angle matters | It doubles | It halves
+exercise inside-the-score/geometry/right-angle
+exercise inside-the-score/geometry/favour-mice
+exercise inside-the-score/relevance-row/chase-irrelevant
+quiz inside-the-score/values/same-values: 1 | Exactly u | Zero | It depends on the weights
+exercise inside-the-score/values/mice-in-action
+quiz inside-the-score/projections/symmetric: 1 | Also 0.40, exactly | Less than 0.40 | It cannot be known from this
+exercise inside-the-score/projections/one-way
+steps scoring: five-scores | dk-slider
+quiz scoring/five-scores/double-q: 2 | Only dot and scaled dot | All except cosine | All five
+exercise scoring/five-scores/general-to-mice
+quiz scoring/dk-slider/entropy-trend: 1 | It falls towards 0 | It rises towards the uniform value | It stays level
+exercise scoring/dk-slider/saturate
+steps kinds: modes | local-p | train-hard | cross-self
+quiz kinds/modes/hard-flip: 3 | It does not change | It changes a little, in proportion to the nudge | It jumps from v_cat to v_mat
+exercise kinds/modes/flip-to-mat
+exercise kinds/local-p/look-right
+quiz kinds/train-hard/backprop-ends: 3 | At 100%, like the others: the classifier makes up for the scorer | Near 25%, a blind guess | Well above 25% but far below 100%: it names only what it happens to see
+quiz kinds/cross-self/rows-after-switch: 2 | 3, one per target word | 4, one per source token | 7, one per token of both sentences
+exercise kinds/cross-self/love-to-ai
+steps encoder-decoder: alignment | decoding | without-attention
+quiz encoder-decoder/alignment/love-goes-to: 2 | 我 | 爱 | 中国 | 。
+quiz encoder-decoder/decoding/question-first-word: 3 | On 我, the first Chinese word | Spread over all five words: nothing has been written yet to align with | On the end of the sentence, 吗 ？, which makes it a question
+quiz encoder-decoder/without-attention/one-vector: 2 | Level with the model with attention, at 100% | About 90%: behind, but far from hopeless | Near 0%: one vector is too little
+steps self-attention: matrix-form | multihead | heads-vs-layers
+exercise self-attention/matrix-form/a3-to-a1
+quiz self-attention/multihead/params-per-heads: 2 | Twice as many | The same | Half as many
+exercise self-attention/multihead/sat-to-cat
+quiz self-attention/heads-vs-layers/unit2-row: 3 | It stays the same: W_Q and W_K did not change | It gets sharper: unit 2 now compares richer, already mixed vectors | It gets flatter: it compares mixtures, which are more alike than the rows of X
+exercise self-attention/heads-vs-layers/same-unit2
+steps position: shuffle | sinusoids
+quiz position/shuffle/reversed: 1 | The same numbers as before, now in the last row | Different numbers, because "dog" is now the object | All zeros
+exercise position/shuffle/bites-stays
+quiz position/sinusoids/fastest: 1 | The first pair (i = 0) | The last pair | All columns change at the same speed
+exercise position/sinusoids/fast-clock
+steps heads-parallel: what-heads-learn | parallel | measured
+quiz heads-parallel/what-heads-learn/path-length: 1 | 1 in self-attention, 5 in an RNN | 5 in both: information moves one word per step | 1 in both: every network reads the whole input
+exercise heads-parallel/what-heads-learn/look-ahead
+quiz heads-parallel/parallel/one-lane: 1 | The RNN | Self-attention | Both the same
+exercise heads-parallel/parallel/more-work-fewer-rounds
+quiz heads-parallel/measured/doubling: 2 | Both about double | The RNN's about doubles; attention's grows towards four times | Attention's about doubles, while the RNN's grows four times
+steps transformer-block: causal | block | layernorm
+quiz transformer-block/causal/why-mask: 1 | Look at "sat", the token it must predict, and copy it. | Nothing different: attention never sees the tokens it must predict. | It can no longer look at "the", the first token.
+quiz transformer-block/causal/unchanged-row: 4 | the | cat | sat | down
+exercise transformer-block/causal/look-back
+quiz transformer-block/block/residual-off: 2 | It stays: LayerNorm puts each row back the way it was anyway. | It falls: only what the sublayers make of x is left, and that points elsewhere. | It rises: the sublayers no longer disturb x.
+quiz transformer-block/layernorm/pre-norm-mean: 3 | Exactly 1 in every row | Still exactly 0: the block still has two LayerNorms | It depends on x and differs from row to row
+exercise transformer-block/layernorm/silence-feature
+steps rnn-vs-attention: distance | gates | pooling | order | positions-not-rnn
+quiz rnn-vs-attention/distance/which-falls: 3 | the RNN | the LSTM, built to remember | self-attention | all three of them
+exercise rnn-vs-attention/distance/gates-pay-off
+quiz rnn-vs-attention/gates/gates-must-open: 2 | Close the forget gates, to drop the noise | Open the forget gates towards 1, so the cell keeps the symbol for k steps | Nothing: 4 × 10^-5 of a symbol is still enough to name it
+quiz rnn-vs-attention/pooling/pooled-where: 3 | On the names and places | On the first and last words, where the two directions of the GRU end | On the sentiment words and the negations
+quiz rnn-vs-attention/order/no-positions-ends: 2 | Near 100%: it only learns more slowly than the others | Exactly 50%, at every test | Between 50% and 100%: the feed-forward layer picks up some order
+quiz rnn-vs-attention/positions-not-rnn/why-positions: 3 | An RNN cannot learn word order | Position encodings make the model more accurate than an RNN on every task | An RNN would bring back n steps in a row and long paths between distant words
+steps uses: translation | summary | captioning | entailment | reading | classification | labelling | relations | when-it-fits
+quiz uses/translation/where-yesterday: 2 | 书, the last source word, as "yesterday" is last | 昨天, the second source word | All four about equally: it has no partner
+exercise uses/translation/article-looks-at-noun
+quiz uses/summary/food-draws-on: 2 | Only "bread", the first food word it meets | "bread" and "milk", about half each: both are food | "of" and "and"
+exercise uses/summary/up-to-rose
+exercise uses/captioning/next-word-ball
+quiz uses/entailment/indoors-aligns: 1 | outside | ball | None: it contradicts every word, so its weights stay flat
+exercise uses/entailment/pair-by-agreement
+quiz uses/reading/when-looks: 2 | All on "2004", the word with the most time in it | Split between "May" and "2004", together about 0.8 | Evenly over the passage: every word is part of the context
+exercise uses/reading/ask-where
+quiz uses/classification/great-share: 3 | All of it: the softmax picks the best word | About 0.4: "truly" and "found" take their share | About 0.75: most of it, but not all
+exercise uses/classification/plain-average
+quiz uses/labelling/sold-looks: 1 | On Mary, car and Tom, about a third each | On "the" and "to", the small words in between | On itself
+exercise uses/labelling/tom-hears-to
+exercise uses/relations/pair-paris
+quiz uses/when-it-fits/least-gain: 3 | Answering questions about the facts in a 50-page report | Deciding whether two sentences say the same thing | Predicting tomorrow's temperature from today's temperature alone
+exercise uses/when-it-fits/ask-delivery
+steps sentiment-model: model | options | compare | heads
+quiz sentiment-model/model/pooled-shape: 3 | (16, 12, 32) | (16, 12) | (16, 32) | (16, 1)
+quiz sentiment-model/options/stalled: 4 | Reviews that open with a sentence about a person and a place | The Chinese reviews | The longest reviews | Reviews with a negation word (not, never, 不)
+exercise sentiment-model/options/past-the-plateau
+quiz sentiment-model/compare/no-positions: 3 | Near chance, about 50% | Stuck near 92%, like the one-head model | Level with model A, near 100%
+quiz sentiment-model/heads/heads-on-not: 3 | All four: "not" decides the label | None: a head looks at sentiment words, and "not" is not one | Two of them; the other two look elsewhere
+steps induction-heads: train | ablate | redirect | prompt | translator
+quiz induction-heads/train/loss-shape: 3 | It falls steadily, by about the same amount at every step of training. | It never gets below the first half's. | It waits near the first half's, then falls within about 100 steps.
+quiz induction-heads/ablate/layer-one: 2 | Nothing: only induction heads matter for the repeated half. | It rises too: the layer-2 head relies on what layer 1 wrote there. | It falls: one head fewer means less noise.
+exercise induction-heads/ablate/worst-head
+quiz induction-heads/redirect/redirect-follows: 3 | A letter not in the sequence | Still the right letter: one head cannot change the prediction | Often the letter at the position you chose: the head copies what it reads
+quiz induction-heads/prompt/continue: 1 | the letter A | the letter C | the letter K | the letter F
+quiz induction-heads/prompt/new-letter: 2 | It confidently predicts A, the letter that followed F. | It is unsure: there is no earlier G to copy from. | It predicts G again, the last letter it read.
+quiz induction-heads/translator/forced: 3 | It stays "China": the alignment is only drawn beside the model | It becomes "I", the English word for 我 | It changes, but to a word that need not translate 我
+steps recap: map | qkv-special | mixed
+quiz recap/map/one-sentence: 3 | A softmax over the whole vocabulary, one weight per word the model knows | A fixed weighted sum, frozen after training | A weighted sum of values, with its weights computed from the input at hand
+exercise recap/qkv-special/long-wins
+quiz recap/mixed/long-sentences: 2 | The softmax: its exponentials overflow on long rows | The n² score table, which buys a path of one step between any two words | The position encoding: one more column per position
+quiz recap/mixed/shuffle-and-heads: 3 | More heads notice the new order | Only the first head's part changes; the other heads keep theirs | The same rows, now in reverse order, however many heads there are
+quiz recap/mixed/hard-and-scale: 1 | Hard attention: nearly all the weight goes to the top key | Uniform attention: every key, the same weight | Local attention: a window opens around the top key
+)layout";
+
+// Quizzes and exercises of an earlier layout that were replaced: their saved
 // answers and hint counts belong to a question or task that is no longer asked,
 // so they are not carried over to the one that took its place.
-const std::set<std::string> kRemovedQuizzes = {
-    "kinds/hard-backprop",            // answered by the explanation before it; now backprop-ends
+// Replaced in layout 2 (issue 22's first pass).
+const std::set<std::string> kRemovedInLayout2Quizzes = {
+    "kinds/hard-backprop",            // answered by the explanation before it; then backprop-ends
     "self-attention/unit1-same",      // half answered by the step's text; now unit2-row
     "rnn-vs-attention/who-learns",    // answered by the position lesson; now no-positions-ends
     "transformer-block/row-mean",     // answered by the step's text; now pre-norm-mean
     "uses/top-word",                  // answered by the step's text; now great-share
-    "sentiment-model/review-zero",    // head numbers are arbitrary; now heads-on-not
+    "sentiment-model/review-zero",    // head numbers are arbitrary; then heads-on-not
 };
-const std::set<std::string> kRemovedExercises = {
+const std::set<std::string> kRemovedInLayout2Exercises = {
     "kinds/forget-mat",                          // one setting flipped; now flip-to-mat
     "position/break-symmetry",                   // one setting flipped; now bites-stays
     "heads-parallel/enough-lanes",               // one setting flipped; now more-work-fewer-rounds
     "encoder-decoder/fastest-score",             // rested on one seed's 120 against 140 steps
     "rnn-vs-attention/order-takes-learning",     // asked to stop in time, solved by a budget
 };
+// Replaced in layout 3 (issue 22's second pass, after the first independent read).
+const std::set<std::string> kRemovedInLayout3Quizzes = {
+    "focus/predict-focus",                 // the text named the answer; now focus-share
+    "focus/predict-hard",                  // taught by the text and the visible scores; now flip-to-apple
+    "inside-the-score/longer-key",         // the formula was just above it; now both-longer
+    "scoring/double-q",                    // half answered by the text; now exactly-double
+    "scoring/entropy-trend",               // answered by first-look's explanation; now gradient-trend
+    "kinds/hard-flip",                     // taught in the focus lesson; now hard-gradient
+    "kinds/backprop-ends",                 // rested on one seed's random scorer; now backprop-limit
+    "encoder-decoder/love-goes-to",        // answered by knowing 爱 = love; now stop-for-love
+    "self-attention/params-per-heads",     // the text and the editors gave it; now split-shape
+    "position/fastest",                    // answered by the formula in the text; now slow-turn
+    "rnn-vs-attention/gates-must-open",    // the text pointed at it; now lstm-loss-64
+    "uses/where-yesterday",                // shown in the encoder-decoder lesson; now article-row
+    "uses/when-looks",                     // the rule was in an earlier explanation; now rest-share
+    "uses/sold-looks",                     // the text named the answer; now tom-looks
+    "uses/least-gain",                     // the right option had none of the text's signs; now fits-least
+    "sentiment-model/heads-on-not",        // which head does what is one seed's choice; now heads-divide
+};
+const std::set<std::string> kRemovedInLayout3Exercises = {
+    "self-attention/same-unit2",           // solved by switching unit 2 off; now pass-through
+    "uses/ask-delivery",                   // the same query swap as three others; now price-and-delivery
+};
+
+// Everything replaced since `layout` (saved answers of that layout do not apply).
+bool removed_since(int layout, const std::string& key, bool quiz) {
+  if (layout < 2 && (quiz ? kRemovedInLayout2Quizzes : kRemovedInLayout2Exercises).count(key)) return true;
+  return layout < 3 && (quiz ? kRemovedInLayout3Quizzes : kRemovedInLayout3Exercises).count(key);
+}
 
 struct OldQuiz {
   std::string lesson, step, id;
   int answer = 0;  // 0-based
   std::vector<std::string> options;
 };
-struct Layout1 {
+struct OldLayout {
+  int layout = 1;
   std::map<std::string, std::vector<std::string>> steps;  // lesson -> step ids
   std::vector<OldQuiz> quizzes;
   std::vector<std::array<std::string, 3>> exercises;  // lesson, step, id
@@ -954,9 +1094,10 @@ std::vector<std::string> split_on(const std::string& s, char sep) {
   }
 }
 
-Layout1 layout1() {
-  Layout1 out;
-  for (const std::string& line : split_on(kLayout1, '\n')) {
+OldLayout old_layout(int layout) {
+  OldLayout out;
+  out.layout = layout;
+  for (const std::string& line : split_on(layout == 1 ? kLayout1 : kLayout2, '\n')) {
     if (line.empty()) continue;
     const size_t space = line.find(' '), colon = line.find(':');
     const std::string kind = line.substr(0, space);
@@ -982,112 +1123,157 @@ const Lesson* lesson_named(const LessonSet& set, const std::string& id) {
   return nullptr;
 }
 
+// The start of a state saved in `layout`: version 2 had no layout (layout 1),
+// version 3 records it.
+std::string saved_head(int layout) {
+  return layout == 1 ? "{\"version\": 2" : "{\"version\": 3, \"layout\": " + std::to_string(layout);
+}
+
 }  // namespace
 
-TEST_CASE("layout 1: every old link and saved place lands on the step of the same id") {
+TEST_CASE("layouts 1 and 2: every old link and saved place lands on the step of the same id") {
   const LessonSet set = load_embedded_lessons();
-  const Layout1 old = layout1();
-  REQUIRE(old.steps.size() == 15);
-  int steps = 0;
-  for (const auto& entry : old.steps) {
-    const std::string& lesson_id = entry.first;
-    const Lesson* l = lesson_named(set, lesson_id);
-    REQUIRE_MESSAGE(l, "lesson " << lesson_id << " is gone");
-    for (size_t p = 0; p < entry.second.size(); ++p, ++steps) {
-      const std::string& id = entry.second[p];
-      CAPTURE(lesson_id);
-      CAPTURE(id);
-      // The link as the lab wrote it then: "#lesson/3", counted from 1.
-      ParsedLink link;
-      std::string why;
-      REQUIRE(parse_link("#" + lesson_id + "/" + std::to_string(p + 1), set.lessons, &link, &why));
-      REQUIRE_MESSAGE(link.step >= 0, "the old link names no step now: record it in layout-1-steps");
-      CHECK(l->steps[size_t(link.step)].id == id);
-      // A state saved there (version 2: layout 1), with its progress.
-      LabState st;
-      const std::string saved = "{\"version\": 2, \"lesson\": \"" + lesson_id + "\", \"step\": " + std::to_string(p) +
-                                ", \"furthest\": {\"" + lesson_id + "\": " + std::to_string(p) + "}}";
-      REQUIRE(lab_state_from_text(saved, &st, &why));
-      lab_state_fit(&st, set.lessons);
-      CHECK(st.lesson == lesson_id);
-      CHECK(l->steps[size_t(st.step)].id == id);
-      // Progress: at least as far as that step is now, and no step that was further on then.
-      CHECK(st.furthest.at(lesson_id) >= st.step);
-      for (size_t later = p + 1; later < entry.second.size(); ++later)
-        CHECK(step_index(*l, entry.second[later]) > st.furthest.at(lesson_id));
-    }
-  }
-  CHECK(steps == 53);
-}
-
-TEST_CASE("layout 1: every saved quiz answer stays on its option, right stays right and wrong stays wrong") {
-  const LessonSet set = load_embedded_lessons();
-  const Layout1 old = layout1();
-  REQUIRE(old.quizzes.size() == 46);
-  for (const OldQuiz& q : old.quizzes) {
-    CAPTURE(q.lesson + "/" + q.step + "/" + q.id);
-    const Lesson* l = lesson_named(set, q.lesson);
-    REQUIRE(l);
-    std::set<int> landed;
-    for (size_t k = 0; k < q.options.size(); ++k) {
-      CAPTURE(q.options[k]);
-      const std::string saved = "{\"version\": 2, \"lesson\": \"" + q.lesson + "\", \"answers\": {\"" + q.lesson + "/" +
-                                q.step + "\": {\"q\": {\"" + q.id + "\": {\"p\": " + std::to_string(k) + ", \"c\": true}}}}}";
-      LabState st;
-      std::string why;
-      REQUIRE(lab_state_from_text(saved, &st, &why));
-      lab_state_fit(&st, set.lessons);
-      // Find the quiz now (it may have moved to another step of its lesson) and its saved answer.
-      const LessonStep* home = nullptr;
-      const Quiz* now = nullptr;
-      for (const LessonStep& s : l->steps)
-        for (const Quiz& x : s.quizzes)
-          if (x.id == q.id) home = &s, now = &x;
-      if (kRemovedQuizzes.count(q.lesson + "/" + q.id)) {
-        CHECK_MESSAGE(!now, "listed as removed but still there");
-        break;
+  for (const int layout : {1, 2}) {
+    CAPTURE(layout);
+    const OldLayout old = old_layout(layout);
+    REQUIRE(old.steps.size() == 15);
+    int steps = 0;
+    for (const auto& entry : old.steps) {
+      const std::string& lesson_id = entry.first;
+      const Lesson* l = lesson_named(set, lesson_id);
+      REQUIRE_MESSAGE(l, "lesson " << lesson_id << " is gone");
+      for (size_t p = 0; p < entry.second.size(); ++p, ++steps) {
+        const std::string& id = entry.second[p];
+        CAPTURE(lesson_id);
+        CAPTURE(id);
+        // The link as the lab wrote it then: "#lesson/3", counted from 1, in layout
+        // 1; "#lesson/step-id" since layout 2.
+        ParsedLink link;
+        std::string why;
+        const std::string target = layout == 1 ? std::to_string(p + 1) : id;
+        REQUIRE(parse_link("#" + lesson_id + "/" + target, set.lessons, &link, &why));
+        REQUIRE_MESSAGE(link.step >= 0, "the old link names no step now: record it in layout-" << layout << "-steps");
+        CHECK(l->steps[size_t(link.step)].id == id);
+        // A state saved there, with its progress.
+        LabState st;
+        const std::string saved = saved_head(layout) + ", \"lesson\": \"" + lesson_id + "\", \"step\": " +
+                                  std::to_string(p) + ", \"furthest\": {\"" + lesson_id + "\": " + std::to_string(p) + "}}";
+        REQUIRE(lab_state_from_text(saved, &st, &why));
+        lab_state_fit(&st, set.lessons);
+        CHECK(st.lesson == lesson_id);
+        CHECK(l->steps[size_t(st.step)].id == id);
+        // Progress: at least as far as that step is now, and no step that was further on then.
+        CHECK(st.furthest.at(lesson_id) >= st.step);
+        for (size_t later = p + 1; later < entry.second.size(); ++later)
+          CHECK(step_index(*l, entry.second[later]) > st.furthest.at(lesson_id));
       }
-      REQUIRE_MESSAGE(now, "quiz " << q.id << " is gone: list it in kRemovedQuizzes");
-      const auto saved_here = st.answers.find(step_key(l->id, home->id));
-      REQUIRE_MESSAGE(saved_here != st.answers.end(), "the answer was dropped");
-      const QuizAnswer a = quizzes_for_step(*home, &saved_here->second)[size_t(now - home->quizzes.data())];
-      REQUIRE_MESSAGE(a.picked >= 0, "the answer was dropped");
-      CHECK(a.checked);
-      CHECK((int(k) == q.answer) == (a.picked == now->answer));
-      CHECK(landed.insert(a.picked).second);
-      // An option whose English words did not change is found by them.
-      for (size_t j = 0; j < now->options.size(); ++j)
-        if (now->options[j].get("en") == q.options[k]) CHECK(a.picked == int(j));
+    }
+    CHECK(steps == (layout == 1 ? 53 : 57));
+  }
+}
+
+TEST_CASE("layouts 1 and 2: every saved quiz answer stays on its option, right stays right and wrong stays wrong") {
+  const LessonSet set = load_embedded_lessons();
+  for (const int layout : {1, 2}) {
+    CAPTURE(layout);
+    const OldLayout old = old_layout(layout);
+    REQUIRE(old.quizzes.size() == (layout == 1 ? 46u : 53u));
+    for (const OldQuiz& q : old.quizzes) {
+      CAPTURE(q.lesson + "/" + q.step + "/" + q.id);
+      const Lesson* l = lesson_named(set, q.lesson);
+      REQUIRE(l);
+      std::set<int> landed;
+      for (size_t k = 0; k < q.options.size(); ++k) {
+        CAPTURE(q.options[k]);
+        const std::string saved = saved_head(layout) + ", \"lesson\": \"" + q.lesson + "\", \"answers\": {\"" + q.lesson + "/" +
+                                  q.step + "\": {\"q\": {\"" + q.id + "\": {\"p\": " + std::to_string(k) + ", \"c\": true}}}}}";
+        LabState st;
+        std::string why;
+        REQUIRE(lab_state_from_text(saved, &st, &why));
+        lab_state_fit(&st, set.lessons);
+        // Find the quiz now (it may have moved to another step of its lesson) and its saved answer.
+        const LessonStep* home = nullptr;
+        const Quiz* now = nullptr;
+        for (const LessonStep& s : l->steps)
+          for (const Quiz& x : s.quizzes)
+            if (x.id == q.id) home = &s, now = &x;
+        if (removed_since(layout, q.lesson + "/" + q.id, true)) {
+          CHECK_MESSAGE(!now, "listed as removed but still there");
+          break;
+        }
+        REQUIRE_MESSAGE(now, "quiz " << q.id << " is gone: list it as removed in the layout after " << layout);
+        const auto saved_here = st.answers.find(step_key(l->id, home->id));
+        REQUIRE_MESSAGE(saved_here != st.answers.end(), "the answer was dropped");
+        const QuizAnswer a = quizzes_for_step(*home, &saved_here->second)[size_t(now - home->quizzes.data())];
+        REQUIRE_MESSAGE(a.picked >= 0, "the answer was dropped");
+        CHECK(a.checked);
+        CHECK((int(k) == q.answer) == (a.picked == now->answer));
+        CHECK(landed.insert(a.picked).second);
+        // An option whose English words did not change is found by them.
+        for (size_t j = 0; j < now->options.size(); ++j)
+          if (now->options[j].get("en") == q.options[k]) CHECK(a.picked == int(j));
+      }
     }
   }
 }
 
-TEST_CASE("layout 1: every saved hint count stays with its exercise") {
+TEST_CASE("layouts 1 and 2: every saved hint count stays with its exercise") {
   const LessonSet set = load_embedded_lessons();
-  const Layout1 old = layout1();
-  REQUIRE(old.exercises.size() == 39);
-  for (const auto& e : old.exercises) {
-    CAPTURE(e[0] + "/" + e[1] + "/" + e[2]);
-    const Lesson* l = lesson_named(set, e[0]);
-    REQUIRE(l);
-    const std::string saved = "{\"version\": 2, \"answers\": {\"" + e[0] + "/" + e[1] + "\": {\"h\": {\"" + e[2] + "\": 1}}}}";
-    LabState st;
-    std::string why;
-    REQUIRE(lab_state_from_text(saved, &st, &why));
-    lab_state_fit(&st, set.lessons);
-    const LessonStep* home = nullptr;
-    for (const LessonStep& s : l->steps)
-      for (const Exercise& x : s.exercises)
-        if (x.id == e[2]) home = &s;
-    if (kRemovedExercises.count(e[0] + "/" + e[2])) {
-      CHECK_MESSAGE(!home, "listed as removed but still there");
-      continue;
+  for (const int layout : {1, 2}) {
+    CAPTURE(layout);
+    const OldLayout old = old_layout(layout);
+    REQUIRE(old.exercises.size() == (layout == 1 ? 39u : 37u));
+    for (const auto& e : old.exercises) {
+      CAPTURE(e[0] + "/" + e[1] + "/" + e[2]);
+      const Lesson* l = lesson_named(set, e[0]);
+      REQUIRE(l);
+      const std::string saved = saved_head(layout) + ", \"answers\": {\"" + e[0] + "/" + e[1] + "\": {\"h\": {\"" + e[2] + "\": 1}}}}";
+      LabState st;
+      std::string why;
+      REQUIRE(lab_state_from_text(saved, &st, &why));
+      lab_state_fit(&st, set.lessons);
+      const LessonStep* home = nullptr;
+      for (const LessonStep& s : l->steps)
+        for (const Exercise& x : s.exercises)
+          if (x.id == e[2]) home = &s;
+      if (removed_since(layout, e[0] + "/" + e[2], false)) {
+        CHECK_MESSAGE(!home, "listed as removed but still there");
+        continue;
+      }
+      REQUIRE_MESSAGE(home, "exercise " << e[2] << " is gone: list it as removed in the layout after " << layout);
+      const auto saved_here = st.answers.find(step_key(l->id, home->id));
+      REQUIRE(saved_here != st.answers.end());
+      CHECK(saved_here->second.hints.at(e[2]) == 1);
     }
-    REQUIRE_MESSAGE(home, "exercise " << e[2] << " is gone: list it in kRemovedExercises");
-    const auto saved_here = st.answers.find(step_key(l->id, home->id));
-    REQUIRE(saved_here != st.answers.end());
-    CHECK(saved_here->second.hints.at(e[2]) == 1);
   }
+}
+
+// The exercise-panel rule (exercises_open) on every shipped step that has both: a
+// goal such as "max_difference > 0.05 (now 0)" would answer the step's quiz.
+TEST_CASE("every exercise of a step with a quiz waits until all its quizzes are checked") {
+  const LessonSet set = load_embedded_lessons();
+  int steps = 0;
+  for (const Lesson& l : set.lessons)
+    for (const LessonStep& s : l.steps) {
+      if (s.quizzes.empty() || s.exercises.empty()) continue;
+      CAPTURE(l.id + "/" + s.id);
+      ++steps;
+      CHECK_FALSE(exercises_open(s, quizzes_for_step(s, nullptr)));
+      StepAnswers all;
+      for (const Quiz& q : s.quizzes) all.quizzes[q.id] = {q.answer, true};
+      CHECK(exercises_open(s, quizzes_for_step(s, &all)));
+      // A wrong answer checked opens them too: the prediction was made.
+      for (const Quiz& q : s.quizzes) all.quizzes[q.id] = {(q.answer + 1) % int(q.options.size()), true};
+      CHECK(exercises_open(s, quizzes_for_step(s, &all)));
+      // Any quiz still unchecked keeps them closed.
+      for (const Quiz& q : s.quizzes) {
+        StepAnswers but_one = all;
+        but_one.quizzes[q.id].checked = false;
+        CHECK_FALSE(exercises_open(s, quizzes_for_step(s, &but_one)));
+      }
+    }
+  MESSAGE(steps << " steps have both a quiz and an exercise");
+  CHECK(steps >= 15);
 }
 
 TEST_CASE("quiz and exercise ids are unique within a lesson, so saved answers can follow them") {
@@ -1192,6 +1378,67 @@ TEST_CASE("quizzes are balanced: no answer position and no 'longest option' habi
   MESSAGE("answer positions over " << quizzes << " quizzes: 1: " << at[0] << ", 2: " << at[1] << ", 3: " << at[2]
                                    << ", 4: " << at[3] << "; right option longest: en " << longest["en"] << ", zh "
                                    << longest["zh"] << "; shortest: en " << shortest["en"] << ", zh " << shortest["zh"]);
+}
+
+// The same habits inside each lesson, where a learner meets them in a row: in a
+// lesson of two quizzes or more no answer position holds more than half of them
+// and the last option is right at least once; in a lesson of four or more
+// the right option is the longest in at most half, in each language. Across the
+// whole set, in order, no answer position comes four times running. And the
+// right option is rarely the only one that gives a reason (a colon or a
+// bracket, in either language).
+TEST_CASE("quizzes are balanced within each lesson, and the set has no run of one answer position") {
+  const LessonSet set = load_embedded_lessons();
+  std::vector<int> sequence;
+  int quizzes = 0, lone_reason = 0;
+  for (const Lesson& l : set.lessons) {
+    std::map<int, int> at;
+    std::map<std::string, int> longest;
+    int n = 0, last_right = 0;
+    for (const LessonStep& s : l.steps)
+      for (const Quiz& q : s.quizzes) {
+        ++n;
+        ++quizzes;
+        ++at[q.answer];
+        sequence.push_back(q.answer);
+        last_right += q.answer + 1 == int(q.options.size());
+        for (const char* lang : {"en", "zh"}) {
+          const size_t right = code_points(q.options[size_t(q.answer)].get(lang));
+          bool is_longest = true;
+          for (size_t i = 0; i < q.options.size(); ++i)
+            if (int(i) != q.answer) is_longest = is_longest && code_points(q.options[i].get(lang)) < right;
+          longest[lang] += is_longest;
+        }
+        auto reason = [&](size_t i) {
+          bool any = false;
+          for (const char* lang : {"en", "zh"}) {
+            const std::string o = q.options[i].get(lang);
+            for (const char* mark : {":", "(", "：", "（"}) any = any || o.find(mark) != std::string::npos;
+          }
+          return any;
+        };
+        int with_reason = 0;
+        for (size_t i = 0; i < q.options.size(); ++i) with_reason += reason(i);
+        lone_reason += with_reason == 1 && reason(size_t(q.answer));
+      }
+    CAPTURE(l.file);
+    if (n >= 2) {
+      for (const auto& [position, k] : at)
+        CHECK_MESSAGE(2 * k <= n, "option " << position + 1 << " is right in " << k << " of the lesson's " << n << " quizzes");
+      CHECK_MESSAGE(last_right > 0, "the last option is never the right one in this lesson");
+    }
+    if (n >= 4)
+      for (const auto& [lang, k] : longest)
+        CHECK_MESSAGE(2 * k <= n, "(" << lang << ") the right option is the longest in " << k << " of the lesson's " << n << " quizzes");
+  }
+  int run = 0;
+  for (size_t i = 0; i < sequence.size(); ++i) {
+    run = i > 0 && sequence[i] == sequence[i - 1] ? run + 1 : 1;
+    CHECK_MESSAGE(run < 4, "quiz " << i + 1 << " of the set is the " << run << "th in a row whose answer is option " << sequence[i] + 1);
+  }
+  CHECK_MESSAGE(lone_reason * 100 <= quizzes * 15,
+                "the right option is the only one with a reason in " << lone_reason << " of " << quizzes << " quizzes");
+  MESSAGE("the right option is the only one with a reason in " << lone_reason << " of " << quizzes << " quizzes");
 }
 
 // A step is read before the learner does anything: at most 200 English words of its

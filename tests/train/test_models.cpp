@@ -505,6 +505,193 @@ TEST_CASE("measure: sentiment options" * doctest::skip()) {
     }
 }
 
+// Measurements behind the numbers the encoder-decoder, kinds and rnn-vs-attention
+// lessons quote (not run by default; each checks what the lesson says):
+//   test_train --no-skip -tc="measure: seq2seq*,measure: hard*,measure: BiGRU*"
+// (The page's sentence slider shows held-out sentence k as heldout[k - 1].)
+TEST_CASE("measure: seq2seq decoding reads the end of a question first, and 每天 late (dot attention, 300 steps)" *
+          doctest::skip()) {
+  // encoder-decoder lesson, step decoding: with seed 1, while writing "do" the first
+  // query (the state after <bos>) puts 0.93 on ？; on sentence 3 "every" and "day"
+  // go back to 每天. Other seeds show whether that is the rule or one run's choice.
+  for (uint64_t seed : {1, 2, 3, 4, 5}) {
+    RunDesc d;
+    d.kind = RunKind::translation_dot;
+    d.seed = seed;
+    TrainRun run(d);
+    run.run_for(1e9, 300);
+    const Seq2SeqModel& m = *run.translation();
+    const auto& held = run.translation_data().heldout;
+    REQUIRE(held.size() >= 6);
+    std::string line;
+    for (int k : {3, 6}) {
+      const data::TranslationPair& p = held[size_t(k - 1)];
+      const Seq2SeqDecode dec = m.greedy_decode(p.source_ids, int(p.target.size()) + 4);
+      line += " | sentence " + std::to_string(k) + ": " + data::join_words(p.source) + " -> " +
+              data::join_words(run.translation_data().target_vocab.decode(dec.tokens)) + ";";
+      for (Eigen::Index t = 0; t < dec.alignment.rows(); ++t) {
+        Eigen::Index j = 0;
+        dec.alignment.row(t).maxCoeff(&j);
+        line += " " + run.translation_data().target_vocab.words[size_t(dec.tokens[size_t(t)])] + "->" +
+                p.source[size_t(j)] + " " + std::to_string(dec.alignment(t, j)).substr(0, 5);
+      }
+      if (seed == 1 && k == 6) {
+        CHECK(data::join_words(p.source) == "我 喜欢 猫 吗 ？");
+        CHECK(dec.alignment(0, 4) == doctest::Approx(0.93).epsilon(0.01));  // "do" reads ？
+      }
+      if (seed == 1 && k == 3) {
+        const Mat A = m.alignment(p.source_ids, p.target_ids);
+        MESSAGE("sentence 3, teacher forced: " << data::join_words(p.target));
+        for (size_t t = 0; t < p.target.size(); ++t)
+          if (p.target[t] == "every" || p.target[t] == "day")
+            for (size_t j = 0; j < p.source.size(); ++j)
+              if (p.source[j] == "每天") {
+                MESSAGE("  " << p.target[t] << " -> 每天 " << A(Eigen::Index(t), Eigen::Index(j)));
+                CHECK(A(Eigen::Index(t), Eigen::Index(j)) == doctest::Approx(p.target[t] == "every" ? 0.98 : 0.77).epsilon(0.01));
+              }
+      }
+    }
+    MESSAGE("seed " << seed << " held-out " << run.evaluate().accuracy << line);
+    // The lesson's explanation: with seeds 1 to 5 the first query always reads ？ (0.90 to 0.98).
+    const data::TranslationPair& q6 = held[5];
+    const Seq2SeqDecode d6 = m.greedy_decode(q6.source_ids, int(q6.target.size()) + 4);
+    CHECK(d6.alignment(0, 4) > 0.89f);
+  }
+}
+
+TEST_CASE("measure: seq2seq without attention, a longer run (seed 1, 1000 steps)" * doctest::skip()) {
+  // encoder-decoder lesson, step without-attention: within the page's 300 steps
+  // the model without attention stays near 92%; this is the longer run its
+  // after-text describes (held-out token accuracy every 20 steps, as the page tests).
+  RunDesc d;
+  d.kind = RunKind::translation_none;
+  TrainRun run(d);
+  int first95 = -1;
+  float lo = 1.0f, hi = 0.0f;
+  std::string line;
+  for (int s = 20; s <= 1000; s += 20) {
+    run.run_for(1e9, 20);
+    const float acc = run.evaluate().accuracy;
+    line += " " + std::to_string(s) + ":" + std::to_string(int(1000 * acc + 0.5f));
+    if (first95 < 0 && acc >= 0.95f) first95 = s;
+    if (first95 > 0 && s > first95) lo = std::min(lo, acc), hi = std::max(hi, acc);
+  }
+  MESSAGE("without attention, held-out token accuracy (per mille) by step:" << line);
+  MESSAGE("first >= 95% at step " << first95 << "; after it, between " << lo << " and " << hi);
+  CHECK(first95 == 380);
+}
+
+TEST_CASE("measure: hard attention on the patch task, the page's 600 steps" * doctest::skip()) {
+  // kinds lesson, step train-hard: held-out caption accuracy every 50 steps (as the
+  // page tests), and for plain backpropagation how often its never-trained scorer
+  // picks the patch with the bright shape.
+  for (RunKind kind : {RunKind::glimpse_soft, RunKind::glimpse_hard_argmax, RunKind::glimpse_reinforce,
+                       RunKind::glimpse_gumbel}) {
+    RunDesc d;
+    d.kind = kind;
+    TrainRun run(d);
+    std::string line = " 0:" + std::to_string(int(1000 * run.evaluate().accuracy + 0.5f));
+    int full_from = -1;
+    for (int s = 50; s <= 600; s += 50) {
+      run.run_for(1e9, 50);
+      const float acc = run.evaluate().accuracy;
+      line += " " + std::to_string(s) + ":" + std::to_string(int(1000 * acc + 0.5f));
+      if (acc >= 1.0f && full_from < 0) full_from = s;
+      if (acc < 1.0f) full_from = -1;
+    }
+    const GlimpseEval ev = run.glimpse()->evaluate(run.patch_data().test);
+    MESSAGE(std::string(run_kind_name(kind)) << ": accuracy (per mille) by step" << line << "; 100% from step "
+                                             << full_from << "; right patch picked " << ev.pick_accuracy);
+    // The kinds lesson quotes: soft and Gumbel 100% from step 50, REINFORCE from 100;
+    // plain backprop 34% -> about 54%, its fixed rule picking the bright patch on 25%.
+    if (kind == RunKind::glimpse_soft || kind == RunKind::glimpse_gumbel) CHECK(full_from == 50);
+    if (kind == RunKind::glimpse_reinforce) CHECK(full_from == 100);
+    if (kind == RunKind::glimpse_hard_argmax) {
+      CHECK(line.find(" 0:343 ") != std::string::npos);
+      CHECK(line.find(" 100:543 ") != std::string::npos);
+      CHECK(ev.accuracy == doctest::Approx(0.54).epsilon(0.02));
+      CHECK(ev.pick_accuracy == doctest::Approx(0.25).epsilon(0.01));
+    }
+  }
+}
+
+TEST_CASE("measure: BiGRU pooling, attention against averaging, the page's 200 steps" * doctest::skip()) {
+  // rnn-vs-attention lesson, step pooling: held-out accuracy every 25 steps, and at
+  // step 200 the share of attention pooling's weight on sentiment and negation
+  // words and on names and places (over the first 200 test reviews, as the page's note).
+  RunDesc d;
+  d.kind = RunKind::birnn_attention;
+  TrainRun att(d);
+  d.kind = RunKind::birnn_average;
+  TrainRun avg(d);
+  std::string line;
+  int both_full = -1;
+  for (int s = 25; s <= 200; s += 25) {
+    att.run_for(1e9, 25);
+    avg.run_for(1e9, 25);
+    const float a = att.evaluate().accuracy, b = avg.evaluate().accuracy;
+    line += " " + std::to_string(s) + ": " + std::to_string(a).substr(0, 5) + " / " + std::to_string(b).substr(0, 5) + ";";
+    if (both_full < 0 && a >= 1.0f && b >= 1.0f) both_full = s;
+  }
+  const auto& test = att.sentiment_data().test;
+  double sentiment = 0.0, names = 0.0;
+  const size_t n = std::min<size_t>(test.size(), 200);
+  for (size_t i = 0; i < n; ++i) {
+    const Mat w = att.birnn()->word_weights(test[i].ids);
+    for (size_t j = 0; j < test[i].words.size(); ++j) {
+      const data::WordRole role = data::sentiment_word_role(test[i].words[j]);
+      if (role == data::WordRole::positive || role == data::WordRole::negative || role == data::WordRole::negation)
+        sentiment += w(0, Eigen::Index(j));
+      if (role == data::WordRole::name || role == data::WordRole::place) names += w(0, Eigen::Index(j));
+    }
+  }
+  MESSAGE("held-out accuracy, attention / average:" << line << " both at 100% from step " << both_full);
+  MESSAGE("at step 200: sentiment and negation words " << sentiment / double(n) << ", names and places "
+                                                      << names / double(n));
+  // The pooling step quotes: both at 100% by step 175; about 86% and 3%.
+  CHECK(both_full == 175);
+  CHECK(sentiment / double(n) == doctest::Approx(0.86).epsilon(0.01));
+  CHECK(names / double(n) == doctest::Approx(0.03).epsilon(0.2));
+}
+
+TEST_CASE("measure: long-range at k = 32 and 64, the page's 300 steps in batches of 16, and the LSTM for 1200" *
+          doctest::skip()) {
+  // rnn-vs-attention lesson, steps distance and gates: held-out accuracy after 300
+  // steps (batches of 16, as the page trains), and at k = 64 a longer LSTM run.
+  for (int k : {32, 64})
+    for (RunKind kind : {RunKind::long_range_rnn, RunKind::long_range_lstm, RunKind::long_range_attention}) {
+      RunDesc d;
+      d.kind = kind;
+      d.distance = k;
+      d.batch_size = 16;
+      TrainRun run(d);
+      run.run_for(1e9, 300);
+      const float acc = run.evaluate().accuracy;
+      MESSAGE("k = " << k << " " << std::string(run_kind_name(kind)) << ": held-out accuracy " << acc);
+      // The lesson quotes k = 32: 55 / 92 / 100%, k = 64: 29 / 12 / 100% (RNN / LSTM / attention).
+      const double quoted = kind == RunKind::long_range_attention ? 1.0
+                            : kind == RunKind::long_range_rnn    ? (k == 32 ? 0.55 : 0.294)
+                                                                 : (k == 32 ? 0.924 : 0.122);
+      CHECK(acc == doctest::Approx(quoted).epsilon(0.01));
+    }
+  RunDesc d;
+  d.kind = RunKind::long_range_lstm;
+  d.distance = 64;
+  d.batch_size = 16;
+  TrainRun run(d);
+  std::string line;
+  for (int s = 100; s <= 1200; s += 100) {
+    run.run_for(1e9, 100);
+    const std::vector<float>& losses = run.losses();
+    double mean = 0.0;
+    for (size_t i = losses.size() - 25; i < losses.size(); ++i) mean += losses[i] / 25.0;
+    line += " " + std::to_string(s) + ": " + std::to_string(mean).substr(0, 5) + ";";
+  }
+  MESSAGE("LSTM at k = 64, training loss (mean of the last 25 steps) by step:" << line << " held-out accuracy "
+                                                                               << run.evaluate().accuracy);
+  CHECK(run.evaluate().accuracy < 0.15f);  // "still no better than a blind guess" (1 in 8)
+}
+
 TEST_CASE("model gradients: BiGRU classifier with attention pooling and with average pooling") {
   const auto set = tiny_reviews();
   for (PoolingKind pooling : {PoolingKind::attention, PoolingKind::average}) {
