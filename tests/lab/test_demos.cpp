@@ -733,7 +733,10 @@ TEST_CASE("focus and inside-the-score: the shares, scores and flips their quizze
     CHECK(sc(0, 1) == doctest::Approx(1.8f));  // banana
     CHECK(sc(0, 2) == doctest::Approx(1.5f));  // lemon
     // almost-hard: the soft read's banana weight at the temperatures its hints name
-    for (const auto& [t, w] : std::vector<std::pair<const char*, float>>{{"0.1", 0.953f}, {"0.05", 0.998f}}) {
+    // (No structured bindings where a lambda or a check captures: clang cannot.)
+    for (const std::pair<const char*, float>& tw : std::vector<std::pair<const char*, float>>{{"0.1", 0.953f}, {"0.05", 0.998f}}) {
+      const char* t = tw.first;
+      const float w = tw.second;
       const DemoOutputs out = run_step(s, [&](DemoInputs& in) { in.settings["temperature"] = t; });
       CHECK(out.mats.at("weights")(0, 1) == doctest::Approx(w).epsilon(0.002));
     }

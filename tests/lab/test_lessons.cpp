@@ -1423,13 +1423,18 @@ TEST_CASE("quizzes are balanced within each lesson, and the set has no run of on
       }
     CAPTURE(l.file);
     if (n >= 2) {
-      for (const auto& [position, k] : at)
+      for (const auto& entry : at) {
+        const int position = entry.first, k = entry.second;
         CHECK_MESSAGE(2 * k <= n, "option " << position + 1 << " is right in " << k << " of the lesson's " << n << " quizzes");
+      }
       CHECK_MESSAGE(last_right > 0, "the last option is never the right one in this lesson");
     }
     if (n >= 4)
-      for (const auto& [lang, k] : longest)
+      for (const auto& entry : longest) {
+        const std::string lang = entry.first;
+        const int k = entry.second;
         CHECK_MESSAGE(2 * k <= n, "(" << lang << ") the right option is the longest in " << k << " of the lesson's " << n << " quizzes");
+      }
   }
   int run = 0;
   for (size_t i = 0; i < sequence.size(); ++i) {
