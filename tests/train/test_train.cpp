@@ -5,7 +5,7 @@
 //
 // Sections: 1 helpers, 2 fmath against the C library, 3 kernels against Eigen,
 // 4 losses, 5 optimisers and initialisation, 6 layer gradients, 7 agreement
-// with the attention / recurrent code of src/attn.
+// with the attention / recurrent code of src/attn, 8 CRF decoding.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -20,6 +20,7 @@
 #include "support/attn_test_util.h"
 #include "support/gradcheck.h"
 #include "train/batch.h"
+#include "train/crf.h"
 #include "train/fmath.h"
 #include "train/kernels.h"
 #include "train/layers.h"
@@ -513,4 +514,53 @@ TEST_CASE("agreement: additive decoder attention equals additive_scores + softma
   const Mat ref_weights = softmax_rows(ref_scores);
   check_close("additive alignment", step.alpha, ref_weights, 2e-6, 2e-5);
   check_close("context", step.context, Mat(ref_weights * Hs), 2e-6, 2e-5);
+}
+
+// ---------------------------------------------------------------- 8 CRF decoding
+TEST_CASE("crf: Viterbi finds the brute-force best sequence over a sweep of lengths and tag counts") {
+  Rng rng(11);
+  int cases = 0;
+  for (int n : {1, 2, 3, 5, 7})
+    for (int T : {1, 2, 3, 5})
+      for (int rep = 0; rep < 4; ++rep) {
+        const Mat E = random_mat(rng, n, T, 2.0f), A = random_mat(rng, T, T, 2.0f), start = random_mat(rng, 1, T, 2.0f);
+        const TagPath fast = viterbi_decode(E, A, start), naive = brute_force_decode(E, A, start);
+        CAPTURE(n);
+        CAPTURE(T);
+        // Random real scores have no ties: the same sequence, and the score agrees
+        // with the reference's to rounding (the sums are taken in the same order).
+        CHECK(fast.tags == naive.tags);
+        CHECK(fast.score == doctest::Approx(naive.score).epsilon(1e-6));
+        CHECK(fast.score == tag_path_score(E, A, start, fast.tags));
+        CHECK(fast.score >= independent_tags(E, A, start).score - 1e-5f);
+        ++cases;
+      }
+  CHECK(cases == 80);
+}
+
+TEST_CASE("crf: with no transition scores the CRF is the word-by-word tagger") {
+  Rng rng(12);
+  const Mat E = random_mat(rng, 6, 4), A = Mat::Zero(4, 4), start = Mat::Zero(1, 4);
+  CHECK(viterbi_decode(E, A, start).tags == independent_tags(E, A, start).tags);
+}
+
+TEST_CASE("crf: BIO rules forbid I-X after anything but B-X and I-X, and at the start") {
+  CHECK(bio_allowed("B-A1", "I-A1"));
+  CHECK(bio_allowed("I-A1", "I-A1"));
+  CHECK(!bio_allowed("O", "I-A1"));
+  CHECK(!bio_allowed("B-A0", "I-A1"));
+  CHECK(!bio_allowed("", "I-A1"));
+  CHECK(bio_allowed("", "B-A1"));
+  CHECK(bio_allowed("I-A2", "O"));
+  CHECK(bio_allowed("O", "B-V"));
+  const std::vector<std::string> tags = {"O", "B-A1", "I-A1"};
+  Mat A, start;
+  bio_transitions(tags, 4.0f, &A, &start);
+  const Mat A_expected = (Mat(3, 3) << 0, 0, -4, 0, 0, 0, 0, 0, 0).finished();
+  const Mat start_expected = (Mat(1, 3) << 0, 0, -4).finished();
+  CHECK((A == A_expected));
+  CHECK((start == start_expected));
+  CHECK(bio_violations(tags, {0, 2, 1, 2}) == 1);   // O I-A1 B-A1 I-A1: O -> I-A1
+  CHECK(bio_violations(tags, {2, 0, 2}) == 2);      // I-A1 at the start, and after O
+  CHECK(bio_violations(tags, {1, 2, 2, 0}) == 0);
 }
