@@ -883,3 +883,27 @@ TEST_CASE("uses: the rows and shares its quizzes and exercises quote") {
     CHECK(std::pow(10.0f, now(1, 1) - now(1, 0)) == doctest::Approx(2.5f).epsilon(0.001));
   }
 }
+
+TEST_CASE("decode_steps: the row of 'love' repeats the word until the step limit; moved on, the reference is written") {
+  const LessonStep& s = find_step("encoder-decoder", "by-hand");
+  const float top = std::exp(3.0f) / (std::exp(3.0f) + 4.0f);  // one score of 3 among four of 0: 0.834
+  {  // after-love: I love love ... (8 words, no <eos>), 2 words right
+    const DemoOutputs out = run_step(s);
+    const Mat& w = out.mats.at("weights");  // (T, S): 我 爱 中国 。 <eos>
+    CHECK(out.mats.at("length")(0, 0) == 8.0f);
+    CHECK(out.mats.at("matches")(0, 0) == 2.0f);
+    REQUIRE(w.rows() == 8);
+    CHECK(w(0, 0) == doctest::Approx(top));
+    for (Eigen::Index t = 1; t < 8; ++t) CHECK(w(t, 1) == doctest::Approx(top));  // 爱 again and again
+    CHECK(top == doctest::Approx(0.834f).epsilon(0.001));
+    // The votes are the weights through V = I: "love" (column 1) wins every step after the first.
+    CHECK(out.mats.at("votes")(7, 1) == doctest::Approx(top));
+  }
+  {  // move-on's solution: I love China . <eos>, each step on the next source word
+    const DemoOutputs out = run_step(s, [](DemoInputs& in) { in.mats["q"].row(2) << 0.0f, 0.0f, 3.0f, 0.0f, 0.0f; });
+    const Mat& w = out.mats.at("weights");
+    CHECK(out.mats.at("length")(0, 0) == 5.0f);
+    CHECK(out.mats.at("matches")(0, 0) == 5.0f);
+    for (Eigen::Index t = 0; t < 5; ++t) CHECK(w(t, t) == doctest::Approx(top));
+  }
+}
