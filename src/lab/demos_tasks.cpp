@@ -4,8 +4,11 @@
 //   decode_steps  (C2) greedy decoding from <bos>: the word just written picks the
 //                 next query, the query attends over the source, the mix votes
 //                 for the next word.
+//   retrieval     (F3) image-text retrieval: each word of a text query attends over
+//                 a photo's regions; the photo scores how well every word found
+//                 its region (or, to compare, how well it matches the average).
 //
-// Sections: 1 decode_steps, 2 registration.
+// Sections: 1 decode_steps, 2 retrieval, 3 registration.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -23,6 +26,12 @@ constexpr int kMaxDecodeSteps = 8;
 int index_of(const std::vector<std::string>& labels, const std::string& label) {
   const auto it = std::find(labels.begin(), labels.end(), label);
   return it == labels.end() ? -1 : int(it - labels.begin());
+}
+
+// cos(a, b) of two rows; 0 when either is all zeros.
+float cosine(const Mat& a, Eigen::Index i, const Mat& b, Eigen::Index j) {
+  const float na = a.row(i).norm(), nb = b.row(j).norm();
+  return na > 0.0f && nb > 0.0f ? a.row(i).dot(b.row(j)) / (na * nb) : 0.0f;
 }
 
 // ---------------------------------------------------------------- 1 decode_steps
@@ -133,14 +142,104 @@ DemoOutputs run_decode(const DemoInputs& in) {
   return out;
 }
 
+// ---------------------------------------------------------------- 2 retrieval
+// Text-to-image matching in the manner of stacked cross attention (Lee et al.
+// 2018), made small. The query is m word vectors q_i; each of the N photos is R
+// region vectors (rows of `regions`, photo by photo). For photo I:
+//   attention:  α_ij = softmax_j(λ cos(q_i, r_j))     (m, R)   each word over the regions
+//               a_i = Σ_j α_ij r_j                     (m, d)   what the word found
+//   average:    a_i = mean_j r_j                                the same for every word
+//   relevance   cos(q_i, a_i)                          (m, N)
+//   score(I)    = mean_i relevance(i, I)               (1, N)   the best photo is retrieved
+// λ (the sharpness) scales the cosines before the softmax.
+void check_retrieval(const DemoInputs& in, std::vector<Problem>& problems) {
+  const auto images = setting_labels(in, "images");
+  need_labels(in.tokens, "tokens", 1, 4, problems);
+  need_labels(images, "images", 2, 4, problems);
+  need_rows(in, "q", Eigen::Index(in.tokens.size()), "one vector per query word", problems);
+  need_cols(in, "q", Eigen::Index(setting_labels(in, "features").size()), "one per label of 'features'", problems);
+  need_cols(in, "regions", in.mats.at("q").cols(), "as many features as 'q'", problems);
+  const Eigen::Index rows = in.mats.at("regions").rows(), N = Eigen::Index(images.size());
+  if (N > 0 && (rows % N != 0 || rows / N < 2 || rows / N > 6))
+    problems.push_back({"regions", "'regions' needs the same number of rows (2 to 6) for every photo: " + std::to_string(N) +
+                                       " photos, " + std::to_string(rows) + " rows"});
+}
+
+DemoOutputs run_retrieval(const DemoInputs& in) {
+  DemoOutputs out;
+  const Mat &q = in.mats.at("q"), &regions = in.mats.at("regions");
+  const auto images = setting_labels(in, "images");
+  const Eigen::Index m = q.rows(), N = Eigen::Index(images.size()), R = regions.rows() / N;
+  const bool attend = setting(in, "pooling") == "attention";
+  const float sharpness = setting_number(in, "sharpness");
+  const auto features = setting_labels(in, "features");
+  std::vector<std::string> region_names;  // A1, A2, ..., B1, ...
+  for (Eigen::Index I = 0; I < N; ++I)
+    for (Eigen::Index j = 0; j < R; ++j) region_names.push_back(images[size_t(I)] + std::to_string(j + 1));
+  Mat similarity(m, N * R), weights(m, N * R), relevance(m, N), scores(1, N);
+  for (Eigen::Index I = 0; I < N; ++I) {
+    const Mat block = regions.middleRows(I * R, R);  // (R, d)
+    Mat cos(m, R);
+    for (Eigen::Index i = 0; i < m; ++i)
+      for (Eigen::Index j = 0; j < R; ++j) cos(i, j) = cosine(q, i, block, j);
+    const Mat alpha = attend ? softmax_rows(sharpness * cos, &out.warnings) : Mat(Mat::Constant(m, R, 1.0f / float(R)));
+    const Mat found = alpha * block;  // (m, d)
+    similarity.middleCols(I * R, R) = cos;
+    weights.middleCols(I * R, R) = alpha;
+    for (Eigen::Index i = 0; i < m; ++i) relevance(i, I) = cosine(q, i, found, i);
+    scores(0, I) = relevance.col(I).mean();
+  }
+  const Eigen::Index best = row_argmax(scores, 0);
+  LocalText t;
+  std::string ranking, ranking_zh;
+  for (Eigen::Index I = 0; I < N; ++I) {
+    ranking += (I ? ", " : "") + images[size_t(I)] + " " + fmt(scores(0, I));
+    ranking_zh += (I ? "，" : "") + images[size_t(I)] + " " + fmt(scores(0, I));
+  }
+  add_line(t, "Retrieved: photo " + images[size_t(best)] + " (scores " + ranking + ").",
+           "检索结果：照片 " + images[size_t(best)] + "（得分 " + ranking_zh + "）。");
+  for (Eigen::Index i = 0; i < m; ++i) {
+    const std::string w = in.tokens[size_t(i)];
+    add_line(t, "\"" + w + "\" in " + images[size_t(best)] + ": relevance " + fmt(relevance(i, best)),
+             "“" + w + "” 在 " + images[size_t(best)] + " 中：相关度 " + fmt(relevance(i, best)));
+  }
+  out.panels.push_back(editor_panel("q", tr("The text query: one vector per word", "文本查询：每个词一个向量"), in.tokens, features));
+  out.panels.push_back(editor_panel("regions", tr("The photos' regions: one vector per region", "照片的区域：每个区域一个向量"),
+                                    region_names, features));
+  out.panels.push_back(heatmap_panel("similarity", "similarity", tr("cos(word, region)", "cos(词, 区域)"), in.tokens, region_names, false));
+  out.panels.push_back(heatmap_panel("weights", "weights",
+                                     attend ? tr("Each word's attention over each photo's regions (softmax of λ·cos, per photo)",
+                                                 "每个词对每张照片各区域的注意力（每张照片内对 λ·cos 做 softmax）")
+                                            : tr("Averaging: every region of a photo counts the same", "平均：一张照片的每个区域分量相同"),
+                                     in.tokens, region_names, true));
+  out.panels.push_back(heatmap_panel("relevance", "relevance", tr("Relevance: cos(word, what it found in the photo)",
+                                                                  "相关度：cos(词, 它在照片里找到的内容)"), in.tokens, images, false));
+  out.panels.push_back(bars_panel("scores", "scores", tr("Photo score: the mean relevance of the words", "照片得分：各词相关度的平均"),
+                                  {"score"}, images));
+  out.panels.push_back(note_panel("retrieved", tr("Retrieved", "检索结果"), t));
+  out.panels.push_back(choice_panel("pooling", tr("How a word meets a photo", "词怎样与照片比较"), {"attention", "average"},
+                                    {tr("attention over its regions", "对各区域做注意力"), tr("the average of its regions", "各区域的平均")}));
+  out.panels.push_back(slider_panel("sharpness", tr("Sharpness λ of the softmax", "softmax 的锐度 λ"), 1.0f, 20.0f, 1.0f));
+  out.mats["similarity"] = std::move(similarity);  // (m, N*R)
+  out.mats["weights"] = std::move(weights);        // (m, N*R)
+  out.mats["relevance"] = std::move(relevance);    // (m, N)
+  out.mats["scores"] = std::move(scores);          // (1, N)
+  return out;
+}
+
 }  // namespace
 
-// ---------------------------------------------------------------- 2 registration
+// ---------------------------------------------------------------- 3 registration
 void add_task_demos(std::vector<DemoEntry>& r) {
   r.push_back({"decode_steps",
                {tokens_param(), labels_param("targets"), labels_param("reference"), labels_param("features"),
                 matrix_param("q"), matrix_param("k"), matrix_param("v")},
                check_decode, run_decode});
+  r.push_back({"retrieval",
+               {tokens_param(), labels_param("images"), labels_param("features"), matrix_param("q"),
+                matrix_param("regions"), choice_param("pooling", {"attention", "average"}, "attention"),
+                number_param("sharpness", 1.0f, 20.0f, false, "5")},
+               check_retrieval, run_retrieval});
 }
 
 }  // namespace attn::demo_impl

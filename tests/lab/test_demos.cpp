@@ -907,3 +907,38 @@ TEST_CASE("decode_steps: the row of 'love' repeats the word until the step limit
     for (Eigen::Index t = 0; t < 5; ++t) CHECK(w(t, t) == doctest::Approx(top));
   }
 }
+
+TEST_CASE("retrieval: attention retrieves the dog with the ball, averaging the photo full of dog") {
+  const LessonStep& s = find_step("uses", "retrieval");
+  {  // attention (the default, λ = 5): A 0.95 (dog 0.97, ball 0.93), B 0.71, C 0.53
+    const DemoOutputs out = run_step(s);
+    const Mat &sc = out.mats.at("scores"), &rel = out.mats.at("relevance");
+    CHECK(sc(0, 0) == doctest::Approx(0.947).epsilon(0.002));
+    CHECK(sc(0, 1) == doctest::Approx(0.714).epsilon(0.002));
+    CHECK(sc(0, 2) == doctest::Approx(0.526).epsilon(0.002));
+    CHECK(rel(0, 0) == doctest::Approx(0.965).epsilon(0.002));
+    CHECK(rel(1, 0) == doctest::Approx(0.929).epsilon(0.002));
+    // Each photo's block of a word's weights sums to 1.
+    const Mat& w = out.mats.at("weights");
+    for (Eigen::Index I = 0; I < 3; ++I) CHECK(w.block(1, I * 4, 1, 4).sum() == doctest::Approx(1.0f));
+  }
+  {  // average-retrieves: A 0.33 (dog 0.37, ball 0.29), B 0.55 (dog 0.98, ball 0.13), C 0.21
+    const DemoOutputs out = run_step(s, [](DemoInputs& in) { in.settings["pooling"] = "average"; });
+    const Mat &sc = out.mats.at("scores"), &rel = out.mats.at("relevance");
+    // By hand: A's mean region is [0.25, 0.025, 0.2, 0.6], of length 0.6805, so cos
+    // with "dog" = 0.25 / 0.6805 = 0.367 and with "ball" 0.2 / 0.6805 = 0.294.
+    CHECK(rel(0, 0) == doctest::Approx(0.25f / std::sqrt(0.463125f)));
+    CHECK(rel(1, 0) == doctest::Approx(0.2f / std::sqrt(0.463125f)));
+    CHECK(sc(0, 0) == doctest::Approx(0.331).epsilon(0.002));
+    CHECK(sc(0, 1) == doctest::Approx(0.555).epsilon(0.002));
+    CHECK(sc(0, 2) == doctest::Approx(0.211).epsilon(0.002));
+    CHECK(rel(0, 1) == doctest::Approx(0.983).epsilon(0.002));
+    CHECK(rel(1, 1) == doctest::Approx(0.127).epsilon(0.01));
+  }
+  {  // cat-with-ball's solution: C 0.99, A 0.49, B 0.29
+    const Mat sc = run_step(s, [](DemoInputs& in) { in.mats["q"].row(0) << 0.0f, 1.0f, 0.0f, 0.0f; }).mats.at("scores");
+    CHECK(sc(0, 2) == doctest::Approx(0.994).epsilon(0.002));
+    CHECK(sc(0, 0) == doctest::Approx(0.492).epsilon(0.002));
+    CHECK(sc(0, 1) == doctest::Approx(0.291).epsilon(0.002));
+  }
+}
