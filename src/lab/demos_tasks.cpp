@@ -1,4 +1,4 @@
-// demos_tasks.cpp: small hand-set pictures of attention at work, for the
+// demos_tasks.cpp: three small hand-set pictures of attention at work, for the
 // second pass over the lessons (issue "the lessons' second pass", item 6).
 //
 //   decode_steps  (C2) greedy decoding from <bos>: the word just written picks the
@@ -7,8 +7,10 @@
 //   retrieval     (F3) image-text retrieval: each word of a text query attends over
 //                 a photo's regions; the photo scores how well every word found
 //                 its region (or, to compare, how well it matches the average).
+//   crf_tagging   (F7) BIO tags chosen token by token against a linear-chain CRF
+//                 (train/crf.h), which scores neighbouring tags too.
 //
-// Sections: 1 decode_steps, 2 retrieval, 3 registration.
+// Sections: 1 decode_steps, 2 retrieval, 3 crf_tagging, 4 registration.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -16,6 +18,7 @@
 
 #include "attn/softmax.h"
 #include "lab/demos_internal.h"
+#include "train/crf.h"
 
 namespace attn::demo_impl {
 namespace {
@@ -227,9 +230,86 @@ DemoOutputs run_retrieval(const DemoInputs& in) {
   return out;
 }
 
+// ---------------------------------------------------------------- 3 crf_tagging
+// Emissions E (n, T): each token's score for each tag, as a tagger's last layer
+// (self-attention layers, say) would give them. Two decoders: each token's own
+// best tag, and a CRF whose transitions follow the BIO rules (0 where a pair is
+// allowed, -penalty where it is not), decoded by Viterbi.
+void check_crf(const DemoInputs& in, std::vector<Problem>& problems) {
+  const auto tags = setting_labels(in, "tags");
+  need_labels(in.tokens, "tokens", 2, 10, problems);
+  need_labels(tags, "tags", 2, 9, problems);
+  need_rows(in, "emissions", Eigen::Index(in.tokens.size()), "one row per token", problems);
+  need_cols(in, "emissions", Eigen::Index(tags.size()), "one score per tag", problems);
+}
+
+Mat one_hot_rows(const std::vector<int>& tags, Eigen::Index T) {
+  Mat m = Mat::Zero(Eigen::Index(tags.size()), T);
+  for (size_t t = 0; t < tags.size(); ++t) m(Eigen::Index(t), tags[t]) = 1.0f;
+  return m;
+}
+
+DemoOutputs run_crf(const DemoInputs& in) {
+  DemoOutputs out;
+  const Mat& E = in.mats.at("emissions");
+  const auto tags = setting_labels(in, "tags");
+  const Eigen::Index T = E.cols();
+  Mat A, start;
+  train::bio_transitions(tags, setting_number(in, "penalty"), &A, &start);
+  const train::TagPath own = train::independent_tags(E, A, start), crf = train::viterbi_decode(E, A, start);
+  const int own_bad = train::bio_violations(tags, own.tags), crf_bad = train::bio_violations(tags, crf.tags);
+  Mat transitions(T + 1, T);  // row 0: the start, then one row per previous tag
+  transitions << start, A;
+  std::vector<std::string> from = {"start"};
+  from.insert(from.end(), tags.begin(), tags.end());
+  auto line = [&](const train::TagPath& p) {
+    std::string s;
+    for (size_t t = 0; t < p.tags.size(); ++t) s += (t ? " " : "") + in.tokens[t] + "/" + tags[size_t(p.tags[t])];
+    return s;
+  };
+  // The forbidden pairs of a path, "O → I-A1 (car)", in English or Chinese punctuation.
+  auto broken = [&](const train::TagPath& p, bool zh) {
+    std::string s;
+    for (size_t t = 0; t < p.tags.size(); ++t) {
+      const std::string prev = t ? tags[size_t(p.tags[t - 1])] : "start";
+      if (!train::bio_allowed(t ? prev : "", tags[size_t(p.tags[t])]))
+        s += (s.empty() ? "" : zh ? "，" : ", ") + prev + " → " + tags[size_t(p.tags[t])] + (zh ? "（" : " (") + in.tokens[t] +
+             (zh ? "）" : ")");
+    }
+    return s;
+  };
+  LocalText t;
+  add_line(t, "Each token alone: " + line(own) + "  score " + fmt(own.score) + ", " + std::to_string(own_bad) + " forbidden pair" +
+                  (own_bad == 1 ? "" : "s") + (own_bad ? ": " + broken(own, false) : ""),
+           "逐词独立：" + line(own) + "  得分 " + fmt(own.score) + "，" + std::to_string(own_bad) + " 处不允许的相邻标签" +
+               (own_bad ? "：" + broken(own, true) : ""));
+  add_line(t, "CRF (Viterbi): " + line(crf) + "  score " + fmt(crf.score) + ", " + std::to_string(crf_bad) + " forbidden pair" +
+                  (crf_bad == 1 ? "" : "s") + (crf_bad ? ": " + broken(crf, false) : ""),
+           "CRF（维特比）：" + line(crf) + "  得分 " + fmt(crf.score) + "，" + std::to_string(crf_bad) + " 处不允许的相邻标签" +
+               (crf_bad ? "：" + broken(crf, true) : ""));
+  add_line(t, "Score = the emissions of the chosen tags + the transitions between them.",
+           "得分 = 所选标签的发射分数 + 相邻标签之间的转移分数。");
+  out.panels.push_back(editor_panel("emissions", tr("Emissions: each token's score for each tag", "发射分数：每个词对每个标签的分数"),
+                                    in.tokens, tags));
+  out.panels.push_back(heatmap_panel("transitions", "transitions",
+                                     tr("Transitions: score of a tag (column) after a tag (row); BIO forbids I-X after anything but B-X, I-X",
+                                        "转移分数：某标签（列）跟在某标签（行）后面的分数；BIO 规定 I-X 只能跟在 B-X 或 I-X 后面"),
+                                     from, tags, false));
+  out.panels.push_back(heatmap_panel("independent", "independent", tr("Each token's own best tag", "每个词各自最好的标签"), in.tokens, tags, true));
+  out.panels.push_back(heatmap_panel("crf", "crf", tr("The CRF's best sequence", "CRF 的最佳序列"), in.tokens, tags, true));
+  out.panels.push_back(note_panel("paths", tr("The two tag sequences", "两个标签序列"), t));
+  out.panels.push_back(slider_panel("penalty", tr("Penalty for a forbidden pair of tags", "不允许的相邻标签的罚分"), 0.0f, 10.0f, 0.1f));
+  out.mats["transitions"] = std::move(transitions);  // (T + 1, T)
+  out.mats["independent"] = one_hot_rows(own.tags, T);  // (n, T)
+  out.mats["crf"] = one_hot_rows(crf.tags, T);           // (n, T)
+  out.mats["path_scores"] = (Mat(1, 2) << own.score, crf.score).finished();
+  out.mats["forbidden"] = (Mat(1, 2) << float(own_bad), float(crf_bad)).finished();
+  return out;
+}
+
 }  // namespace
 
-// ---------------------------------------------------------------- 3 registration
+// ---------------------------------------------------------------- 4 registration
 void add_task_demos(std::vector<DemoEntry>& r) {
   r.push_back({"decode_steps",
                {tokens_param(), labels_param("targets"), labels_param("reference"), labels_param("features"),
@@ -240,6 +320,9 @@ void add_task_demos(std::vector<DemoEntry>& r) {
                 matrix_param("regions"), choice_param("pooling", {"attention", "average"}, "attention"),
                 number_param("sharpness", 1.0f, 20.0f, false, "5")},
                check_retrieval, run_retrieval});
+  r.push_back({"crf_tagging",
+               {tokens_param(), labels_param("tags"), matrix_param("emissions"), number_param("penalty", 0.0f, 10.0f, false, "10")},
+               check_crf, run_crf});
 }
 
 }  // namespace attn::demo_impl

@@ -51,7 +51,7 @@ struct LessonValue {
 //   2: issue 22 (steps split, quiz options reordered, links by step id), up to 9b3fcce
 //   3: issue 22's second pass (quiz options reordered again; no step moved), up to 1e080ec
 //   4: the lessons' second pass, item 6 (new steps: encoder-decoder/by-hand,
-//      uses/retrieval)
+//      uses/retrieval, uses/crf)
 constexpr int kLessonLayout = 4;
 
 struct LessonStep {

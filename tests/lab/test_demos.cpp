@@ -942,3 +942,33 @@ TEST_CASE("retrieval: attention retrieves the dog with the ball, averaging the p
     CHECK(sc(0, 1) == doctest::Approx(0.291).epsilon(0.002));
   }
 }
+
+TEST_CASE("crf_tagging: word by word 'the car' is O I-A1; the CRF makes it B-A1 I-A1 once the penalty passes 0.2") {
+  const LessonStep& s = find_step("uses", "crf");
+  const auto tags = demo_impl::split_labels("O | B-A0 | B-V | B-A1 | I-A1 | B-A2 | I-A2");
+  auto tag_of = [&](const Mat& one_hot, Eigen::Index t) { return tags[size_t(demo_impl::row_argmax(one_hot, t))]; };
+  {  // crf-the-car: word by word B-A0 B-V O I-A1 B-A2 I-A2 (0.9 = 10.9 - 10); CRF ... B-A1 I-A1 ... (10.7)
+    const DemoOutputs out = run_step(s);
+    const Mat &own = out.mats.at("independent"), &crf = out.mats.at("crf");
+    const char* own_tags[] = {"B-A0", "B-V", "O", "I-A1", "B-A2", "I-A2"};
+    const char* crf_tags[] = {"B-A0", "B-V", "B-A1", "I-A1", "B-A2", "I-A2"};
+    for (Eigen::Index t = 0; t < 6; ++t) {
+      CHECK(tag_of(own, t) == own_tags[t]);
+      CHECK(tag_of(crf, t) == crf_tags[t]);
+    }
+    CHECK(out.mats.at("path_scores")(0, 0) == doctest::Approx(0.9f));
+    CHECK(out.mats.at("path_scores")(0, 1) == doctest::Approx(10.7f));
+    CHECK(out.mats.at("forbidden")(0, 0) == 1.0f);
+    CHECK(out.mats.at("forbidden")(0, 1) == 0.0f);
+    CHECK(out.mats.at("transitions")(1 + 0, 4) == -10.0f);  // O -> I-A1
+    CHECK(out.mats.at("transitions")(0, 4) == -10.0f);      // start -> I-A1
+  }
+  {  // weakest-penalty: 0.3 still repairs (3.0 > 3.2 - 0.3), 0.1 does not (3.1 > 3.0)
+    const Mat repaired = run_step(s, [](DemoInputs& in) { in.settings["penalty"] = "0.3"; }).mats.at("crf");
+    CHECK(tag_of(repaired, 2) == "B-A1");
+    const DemoOutputs weak = run_step(s, [](DemoInputs& in) { in.settings["penalty"] = "0.1"; });
+    CHECK(tag_of(weak.mats.at("crf"), 2) == "O");
+    CHECK(tag_of(weak.mats.at("crf"), 3) == "I-A1");
+    CHECK(weak.mats.at("path_scores")(0, 1) == doctest::Approx(10.8f));
+  }
+}
