@@ -72,6 +72,9 @@ struct RunDesc {
                               // at its fixed width, d_h = d / heads (0: the model's default)
   PositionMode position = PositionMode::sum;  // sentiment model: none, sum or concat
   float dropout = -1.0f;      // sentiment model: dropout rate (< 0: its default 0.5; 0: off)
+  int pad_length = -1;        // sentiment model: the common length reviews are padded to
+                              // (< 0: the longest review of the data; 0: no padding)
+  bool mask_padding = true;   // sentiment model: pads masked out of the softmax and the pooling
 };
 
 // One model with its data, behind what TrainRun needs: a step on a batch,

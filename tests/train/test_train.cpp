@@ -393,6 +393,33 @@ TEST_CASE("gradients: multi-head self-attention, with and without W_O") {
   }
 }
 
+TEST_CASE("gradients: multi-head self-attention with masked padding (and causal)") {
+  for (bool causal : {false, true}) {
+    CAPTURE(causal);
+    Rng rng(43);
+    SelfAttentionLayer layer;
+    layer.init("mha", 6, 2, 3, 5, rng);
+    layer.causal = causal;
+    Mat X = random_mat(rng, 6, 6), C = random_mat(rng, 6, 5);
+    const int valid = 4;  // rows 4 and 5 are pads
+    auto loss = [&] {
+      SelfAttentionTrace tr;
+      self_attention_forward(layer, X, tr, nullptr, valid);
+      return weighted_sum(tr.out, C);
+    };
+    ParamList params;
+    layer.collect(params);
+    zero_grads(params);
+    SelfAttentionTrace tr;
+    self_attention_forward(layer, X, tr, nullptr, valid);
+    Mat dX;
+    self_attention_backward(layer, tr, C, dX);
+    check_params("self-attention, padded", params, loss);
+    attn::test::check_gradient("self-attention, padded dX", X, dX, loss);
+    CHECK(dX.bottomRows(2).cwiseAbs().maxCoeff() == 0.0f);  // the pads do not reach the loss
+  }
+}
+
 TEST_CASE("gradients: attention pooling") {
   Rng rng(51);
   AttentionPooling pool;
