@@ -486,6 +486,39 @@ TEST_CASE("train_sentiment: the learner's options reach the model, two settings 
   CHECK(ex->view().mats.at("head_weights").rows() == w.rows());
 }
 
+TEST_CASE("train_sentiment: the padding mask per model, and the padding slider changes only the picture") {
+  CHECK(!attn::run_demo("train_sentiment", settings({{"mask", "maybe"}})).error.empty());
+  CHECK(!attn::run_demo("train_sentiment", settings({{"padding", "25"}})).error.empty());
+  auto ex = attn::make_experiment("train_sentiment", settings({{"compare", "on"}, {"heads_b", "4"}, {"mask_b", "off"},
+                                                                {"example", "2"}, {"steps", "20"}}));
+  REQUIRE(ex);
+  while (!ex->done()) ex->advance(5.0);
+  const auto st = ex->status();
+  CHECK(run_status(st, 0).find("name")->as_string() == "PE sum, 4 heads, dropout on");
+  CHECK(run_status(st, 1).find("name")->as_string() == "PE sum, 4 heads, dropout on, no mask");
+  const attn::DemoOutputs out = ex->view();
+  for (const char* id : {"set_mask", "set_mask_b", "set_padding", "padding-curve", "padding", "padding-note"})
+    CHECK_MESSAGE(has_panel(out, id), id);
+  // Rows: A (masked), B (no mask), A with its mask removed; 0, 4, ..., 24 more pads.
+  const attn::Mat curve = out.mats.at("padding_curve"), now = out.mats.at("padding");
+  REQUIRE(curve.rows() == 3);
+  REQUIRE(curve.cols() == 7);
+  CHECK(out.mats.at("pads")(0, 6) == 24.0f);
+  for (Eigen::Index c = 1; c < 7; ++c) CHECK(curve(0, c) == curve(0, 0));  // masked: pads change nothing
+  CHECK(std::abs(curve(2, 6) - curve(2, 0)) > 1e-4f);                      // unmasked: they do
+  CHECK(now(0, 1) == 0.0f);  // masked: no weight on the pads
+  CHECK(now(1, 1) > 0.0f);
+  CHECK(now(2, 1) > 0.0f);
+  CHECK(now(0, 0) == curve(0, 0));
+  // The slider: the picture changes, the training does not restart.
+  CHECK(ex->set_view_setting("padding", "8"));
+  CHECK(ex->progress() == 20);
+  const attn::Mat later = ex->view().mats.at("padding");
+  CHECK(later(0, 0) == now(0, 0));
+  CHECK(later(1, 0) == doctest::Approx(curve(1, 2)));
+  CHECK(later(2, 1) > now(2, 1));  // more pads, more of the words' attention on them
+}
+
 TEST_CASE("train_sentiment: one head stalls on the negated reviews; eight heads get past them (the lesson's exercise)") {
   // Measured (seed 1, 350 steps): 1 head 90.2% held out at step 350 (every one of
   // the 487 reviews without a negation right, 54 of the 113 with one), 8 heads
