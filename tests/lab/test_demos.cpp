@@ -883,3 +883,138 @@ TEST_CASE("uses: the rows and shares its quizzes and exercises quote") {
     CHECK(std::pow(10.0f, now(1, 1) - now(1, 0)) == doctest::Approx(2.5f).epsilon(0.001));
   }
 }
+
+// The hints, exercises and explanations of the first eight lessons (independent
+// read 2): each quoted number recomputed from its step.
+TEST_CASE("first look, focus and inside the score: the scores and shares their hints quote") {
+  {  // first-look/three-tokens: q_cats scores cats 1.0 and mice 0.8; q_cats = [5, 6] gives 6.2, 6.0, 7.6 and 0.69
+    const LessonStep& s = find_step("first-look", "three-tokens");
+    const Mat sc = run_step(s).mats.at("scores");
+    CHECK(sc(0, 0) == doctest::Approx(1.0f));
+    CHECK(sc(0, 2) == doctest::Approx(0.8f));
+    CHECK(sc(0, 1) < sc(0, 2));
+    const DemoOutputs out = run_step(s, [](DemoInputs& in) { in.mats["q"].row(0) << 5.0f, 6.0f; });
+    CHECK(out.mats.at("scores")(0, 0) == doctest::Approx(6.2f));
+    CHECK(out.mats.at("scores")(0, 1) == doctest::Approx(6.0f));
+    CHECK(out.mats.at("scores")(0, 2) == doctest::Approx(7.6f));
+    CHECK(std::abs(out.mats.at("weights")(0, 2) - 0.69f) < 0.005f);
+  }
+  {  // focus/reading, ask-what: q = [0, 3] scores bridge 3.0 and opened 1.5; bridge gets 0.60
+    const LessonStep& s = find_step("focus", "reading");
+    const auto tok = demo_defaults(s).tokens;
+    const DemoOutputs out = run_step(s, [](DemoInputs& in) { in.mats["q"] = (Mat(1, 2) << 0.0f, 3.0f).finished(); });
+    CHECK(out.mats.at("scores")(0, col_of(tok, "bridge")) == doctest::Approx(3.0f));
+    CHECK(out.mats.at("scores")(0, col_of(tok, "opened")) == doctest::Approx(1.5f));
+    CHECK(std::abs(out.mats.at("weights")(0, col_of(tok, "bridge")) - 0.60f) < 0.005f);
+  }
+  {  // focus/bird, beak-only: q = [4, 0] gives the beak patch (row 2, column 1) about 0.64
+    const LessonStep& s = find_step("focus", "bird");
+    const Mat w = run_step(s, [](DemoInputs& in) { in.mats["q"] = (Mat(1, 2) << 4.0f, 0.0f).finished(); }).mats.at("weights");
+    CHECK(std::abs(w(1, 0) - 0.64f) < 0.01f);
+    CHECK(w(1, 0) == w.maxCoeff());
+  }
+  {  // focus/three-stages, ask-for-lime: q = [-2, 2] scores lime 3.0 and lemon 2.0; lime gets 0.72
+    const LessonStep& s = find_step("focus", "three-stages");
+    const auto tok = demo_defaults(s).tokens;
+    const DemoOutputs out = run_step(s, [](DemoInputs& in) { in.mats["q"] = (Mat(1, 2) << -2.0f, 2.0f).finished(); });
+    CHECK(out.mats.at("scores")(0, col_of(tok, "lime")) == doctest::Approx(3.0f));
+    CHECK(out.mats.at("scores")(0, col_of(tok, "lemon")) == doctest::Approx(2.0f));
+    CHECK(std::abs(out.mats.at("weights")(0, col_of(tok, "lime")) - 0.72f) < 0.005f);
+  }
+  {  // focus/soft-vs-hard, flip-to-apple: a lot of sour, [1.5, 2], overshoots to lemon: 2.7 against apple's 2.3
+    const LessonStep& s = find_step("focus", "soft-vs-hard");
+    const DemoOutputs out = run_step(s, [](DemoInputs& in) {
+      in.settings["mode"] = "hard";
+      in.mats["q"] = (Mat(1, 2) << 1.5f, 2.0f).finished();
+    });
+    const Mat lemon = demo_defaults(s).mats.at("v").row(2);
+    CHECK(out.mats.at("output") == lemon);
+    CHECK(out.mats.at("scores")(0, 0) == doctest::Approx(2.3f));
+    CHECK(out.mats.at("scores")(0, 1) == doctest::Approx(1.8f));
+    CHECK(out.mats.at("scores")(0, 2) == doctest::Approx(2.7f));
+  }
+  {  // inside-the-score/geometry, favour-mice: q = [-1, 0.5] gives -0.9, 0.5 and 1.1
+    const LessonStep& s = find_step("inside-the-score", "geometry");
+    const Mat dots = run_step(s, [](DemoInputs& in) { in.mats["q"] = (Mat(1, 2) << -1.0f, 0.5f).finished(); }).mats.at("dots");
+    CHECK(dots(0, 0) == doctest::Approx(-0.9f));
+    CHECK(dots(0, 1) == doctest::Approx(0.5f));
+    CHECK(dots(0, 2) == doctest::Approx(1.1f));
+  }
+  {  // inside-the-score/relevance-row, chase-irrelevant: q_cats[d2] = -0.5 gives 0.9, -0.5, 0.5 and chase 0.13;
+     // with its score at 0, chase already has less than an even share (the text's "a score of 0 loses to positive ones")
+    const LessonStep& s = find_step("inside-the-score", "relevance-row");
+    const Mat w0 = run_step(s).mats.at("weights");
+    CHECK(w0(0, 1) < 1.0f / 3.0f);
+    const DemoOutputs out = run_step(s, [](DemoInputs& in) { in.mats["q"](0, 1) = -0.5f; });
+    CHECK(out.mats.at("scores")(0, 0) == doctest::Approx(0.9f));
+    CHECK(out.mats.at("scores")(0, 1) == doctest::Approx(-0.5f));
+    CHECK(out.mats.at("scores")(0, 2) == doctest::Approx(0.5f));
+    CHECK(std::abs(out.mats.at("weights")(0, 1) - 0.13f) < 0.005f);
+  }
+  {  // inside-the-score/values, mice-in-action: v_mice[action] = 0.7 lifts the answer's action to about 0.66
+    const LessonStep& s = find_step("inside-the-score", "values");
+    const Mat out = run_step(s, [](DemoInputs& in) { in.mats["v"](2, 1) = 0.7f; }).mats.at("output");
+    CHECK(std::abs(out(0, 1) - 0.66f) < 0.005f);
+  }
+  {  // inside-the-score/projections: raw, "mice" scores "cats" 0.98 and itself 0.97
+    const Mat sc = run_step(find_step("inside-the-score", "projections")).mats.at("scores");
+    CHECK(sc(2, 0) == doctest::Approx(0.98f));
+    CHECK(sc(2, 2) == doctest::Approx(0.97f));
+  }
+}
+
+TEST_CASE("scoring, kinds, self-attention and position: the figures their hints and explanations quote") {
+  {  // scoring/dk-slider, saturate: with 8 keys the scaled largest weight stays between about 0.3 and 0.37;
+     // n_keys = 16 and d_k = 256 give about 0.94 unscaled and 0.26 scaled
+    const LessonStep& s = find_step("scoring", "dk-slider");
+    const Mat mw = run_step(s).mats.at("max_weight");  // (2, 10): unscaled, scaled over log2 d_k
+    for (Eigen::Index c = 0; c < mw.cols(); ++c) {
+      CAPTURE(c);
+      CHECK(mw(1, c) > 0.29f);
+      CHECK(mw(1, c) < 0.375f);
+    }
+    const Mat now = run_step(s, [](DemoInputs& in) {
+                      in.settings["n_keys"] = "16";
+                      in.settings["d_k"] = "256";
+                    }).mats.at("now");  // rows variance, max weight, entropy, gradient
+    CHECK(std::abs(now(1, 0) - 0.94f) < 0.005f);
+    CHECK(std::abs(now(1, 1) - 0.26f) < 0.005f);
+  }
+  {  // kinds/modes: "cat" scores itself 1.35 and "mat" 1.25; q_cat = [1, 1.1] gives 1.53, 1.55 and 1.5, and the hard pick is mat
+    const LessonStep& s = find_step("kinds", "modes");
+    const Mat sc = run_step(s).mats.at("scores");
+    CHECK(sc(1, 1) == doctest::Approx(1.35f));
+    CHECK(sc(1, 5) == doctest::Approx(1.25f));
+    const DemoOutputs out = run_step(s, [](DemoInputs& in) {
+      in.settings["mode"] = "hard";
+      in.mats["q"](1, 1) = 1.1f;
+    });
+    CHECK(out.mats.at("scores")(1, 1) == doctest::Approx(1.53f));
+    CHECK(out.mats.at("scores")(1, 5) == doctest::Approx(1.55f));
+    CHECK(out.mats.at("scores")(1, 2) == doctest::Approx(1.5f));
+    CHECK(out.mats.at("weights")(1, 5) == 1.0f);
+  }
+  {  // kinds/local-p, look-right: v_p = [2, 0] gives a sigmoid of about 0.82 and a centre of about 4.9
+    const LessonStep& s = find_step("kinds", "local-p");
+    const Mat c = run_step(s, [](DemoInputs& in) { in.mats["v_p"] = (Mat(1, 2) << 2.0f, 0.0f).finished(); }).mats.at("centers");
+    CHECK(std::abs(c(0, 1) - 4.9f) < 0.05f);
+    CHECK(std::abs(c(0, 1) / 6.0f - 0.82f) < 0.005f);
+  }
+  {  // self-attention/multihead: 64 numbers in W_Q, W_K, W_V and W_O whatever h is; sat-to-cat's head-2 query [4, 4]
+    const LessonStep& s = find_step("self-attention", "multihead");
+    const DemoInputs in = demo_defaults(s);
+    CHECK(in.mats.at("w_q").size() + in.mats.at("w_k").size() + in.mats.at("w_v").size() + in.mats.at("w_o").size() == 64);
+    for (const char* h : {"1", "2", "4"}) run_step(s, [&](DemoInputs& x) { x.settings["heads"] = h; });
+    const Mat Q = run_step(s, [](DemoInputs& x) {
+                    x.mats["w_q"](1, 2) = 4.0f;
+                    x.mats["w_q"](1, 3) = 2.0f;
+                  }).mats.at("Q");
+    CHECK(Q(2, 2) == doctest::Approx(4.0f));
+    CHECK(Q(2, 3) == doctest::Approx(4.0f));
+  }
+  {  // position/sinusoids, slow-turn: with d = 512 the last pair turns once in about 60,000 positions
+    const double turn = 2.0 * 3.14159265358979 * std::pow(10000.0, 510.0 / 512.0);
+    CHECK(turn > 55000.0);
+    CHECK(turn < 65000.0);
+  }
+}

@@ -683,6 +683,10 @@ TEST_CASE("train_translation: forcing one output word's alignment onto another s
   MESSAGE("love: 爱 " << align(1, 1) << ", 。 " << align(1, 3));
   CHECK(align(1, 1) > 0.9f);
   CHECK(align(1, 3) < 0.01f);
+  // "China" settles on 中国 in the same way.
+  Eigen::Index china = 0;
+  align.row(2).maxCoeff(&china);
+  CHECK(china == 2);
   CHECK(e->find("forcedDecoded") == nullptr);
   // Word 3 ("China") made to read only 我 (source word 0), then only 爱 (1).
   REQUIRE(ex->set_view_setting("force_step", "2"));
