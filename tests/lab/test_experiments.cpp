@@ -754,6 +754,23 @@ TEST_CASE("train_translation: forcing one output word's alignment onto another s
   CHECK(attn::run_demo("train_translation", settings({{"force_step", "10"}})).error == "'force_step' must be between -1 and 9");
 }
 
+// The induction lesson's translator step forces word 3 onto 我 (seed 1 writes
+// "I love dogs ."); its after-text says what seeds 2 and 3 write there (not run
+// by default): "I love apples ." and, unchanged, "I love China .".
+TEST_CASE("measure: train_translation, word 3 forced onto 我 with seeds 2 and 3" * doctest::skip()) {
+  for (const std::string seed : {"2", "3"}) {
+    auto ex = attn::make_experiment("train_translation", settings({{"seed", seed}}));
+    while (!ex->done()) ex->advance(50.0);
+    const std::string decoded = ex->status().find("example")->find("decoded")->as_string();
+    REQUIRE(ex->set_view_setting("force_step", "2"));
+    REQUIRE(ex->set_view_setting("force_source", "0"));
+    const std::string forced = ex->status().find("example")->find("forcedDecoded")->as_string();
+    MESSAGE("seed " << seed << ": 我 爱 中国 。 decodes to " << decoded << "; word 3 forced onto 我: " << forced);
+    CHECK(decoded == "I love China . <eos>");
+    CHECK(forced == (seed == "2" ? "I love apples . <eos>" : "I love China . <eos>"));
+  }
+}
+
 TEST_CASE("train_induction: the ablation bars give the repeated-half loss rise of each head, the best induction head's the largest") {
   // What the induction lesson's exercise checks (ablation[0, rise]), for a
   // 300-step run as that step trains.
