@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -83,6 +84,13 @@ SentimentModelDesc tiny_sentiment_desc(PositionMode position, int heads, uint64_
   d.head_size = 8 / heads;
   d.seed = seed;
   return d;
+}
+
+// Held-out accuracy of a fresh run after `steps` training steps.
+float accuracy_after(const RunDesc& d, int steps) {
+  TrainRun run(d);
+  run.run_for(1e9, steps);
+  return run.evaluate().accuracy;
 }
 
 }  // namespace
@@ -729,6 +737,32 @@ TEST_CASE("measure: seq2seq without attention, a longer run (seed 1, 1000 steps)
   MESSAGE("without attention, held-out token accuracy (per mille) by step:" << line);
   MESSAGE("first >= 95% at step " << first95 << "; after it, between " << lo << " and " << hi);
   CHECK(first95 == 380);
+  // "then hovered between 93.5% and 97.7%"
+  CHECK(std::abs(lo - 0.935f) < 0.0015f);
+  CHECK(std::abs(hi - 0.977f) < 0.0015f);
+}
+
+TEST_CASE("measure: seq2seq with and without attention at the page's 300 steps, seeds 1 to 5" * doctest::skip()) {
+  // encoder-decoder lesson, step without-attention: where the model without
+  // attention is when both stop, for more than the page's one seed.
+  float lo = 1.0f, hi = 0.0f;
+  for (uint64_t seed : {1, 2, 3, 4, 5}) {
+    float acc[2] = {0.0f, 0.0f};
+    for (int with : {1, 0}) {
+      RunDesc d;
+      d.kind = with ? RunKind::translation_additive : RunKind::translation_none;
+      d.seed = seed;
+      acc[with] = accuracy_after(d, 300);
+    }
+    MESSAGE("seed " << seed << ": held-out token accuracy at step 300, with attention " << acc[1] << ", without " << acc[0]);
+    CHECK(acc[0] < acc[1]);
+    lo = std::min(lo, acc[0]);
+    hi = std::max(hi, acc[0]);
+  }
+  MESSAGE("without attention, seeds 1 to 5: between " << lo << " and " << hi);
+  // The step's after-text: "with seeds 1 to 5 it ended between 90% and 95.5%".
+  CHECK(lo > 0.895f);
+  CHECK(hi < 0.96f);
 }
 
 TEST_CASE("measure: hard attention on the patch task, the page's 600 steps" * doctest::skip()) {
@@ -824,22 +858,47 @@ TEST_CASE("measure: long-range at k = 32 and 64, the page's 300 steps in batches
                                                                  : (k == 32 ? 0.924 : 0.122);
       CHECK(acc == doctest::Approx(quoted).epsilon(0.01));
     }
+  // The distance step's quiz: at k = 64 the LSTM ends below the plain RNN, near a
+  // blind guess. Seeds 2 and 3 (the after-text says they agree with seed 1).
+  for (uint64_t seed : {2, 3}) {
+    float acc[2] = {0.0f, 0.0f};
+    for (int i = 0; i < 2; ++i) {
+      RunDesc d;
+      d.kind = i == 0 ? RunKind::long_range_rnn : RunKind::long_range_lstm;
+      d.distance = 64;
+      d.batch_size = 16;
+      d.seed = seed;
+      acc[i] = accuracy_after(d, 300);
+    }
+    MESSAGE("k = 64, seed " << seed << ": RNN " << acc[0] << ", LSTM " << acc[1]);
+    CHECK(acc[1] < acc[0]);
+    CHECK(acc[1] < 0.2f);
+  }
   RunDesc d;
   d.kind = RunKind::long_range_lstm;
   d.distance = 64;
   d.batch_size = 16;
   TrainRun run(d);
   std::string line;
+  std::map<int, double> by_step;
   for (int s = 100; s <= 1200; s += 100) {
     run.run_for(1e9, 100);
     const std::vector<float>& losses = run.losses();
     double mean = 0.0;
     for (size_t i = losses.size() - 25; i < losses.size(); ++i) mean += losses[i] / 25.0;
     line += " " + std::to_string(s) + ": " + std::to_string(mean).substr(0, 5) + ";";
+    by_step[s] = mean;
   }
   MESSAGE("LSTM at k = 64, training loss (mean of the last 25 steps) by step:" << line << " held-out accuracy "
                                                                                << run.evaluate().accuracy);
   CHECK(run.evaluate().accuracy < 0.15f);  // "still no better than a blind guess" (1 in 8)
+  // "it only begins to creep down after about 800 steps, to about 1.8 by the end"
+  for (int s = 100; s <= 700; s += 100) {
+    CAPTURE(s);
+    CHECK(by_step.at(s) > 2.0);
+  }
+  CHECK(by_step.at(800) < 2.0);
+  CHECK(std::abs(by_step.at(1200) - 1.8) < 0.05);
 }
 
 TEST_CASE("model gradients: BiGRU classifier with attention pooling and with average pooling") {
@@ -1173,7 +1232,8 @@ TEST_CASE("long-range at k = 64 with the lesson's 300 steps: the LSTM has not st
   // lessons/rnn_vs_attention.lesson explains why the LSTM ends below the plain RNN
   // at k = 64 (forget gates near 0.73 leave ~2e-9 of the first symbol after 64
   // steps); this is the run behind its figures. A blind guess has loss ln 8.
-  auto mean_last_losses = [](attn::train::RunKind kind) {
+  // The training loss, as means over the 12 windows of 25 steps.
+  auto window_means = [](attn::train::RunKind kind) {
     attn::train::RunDesc d;
     d.kind = kind;
     d.distance = 64;
@@ -1181,13 +1241,29 @@ TEST_CASE("long-range at k = 64 with the lesson's 300 steps: the LSTM has not st
     attn::train::TrainRun run(d);
     for (int i = 0; i < 300; ++i) run.step();
     const std::vector<float>& losses = run.losses();
-    double sum = 0.0;
-    for (size_t i = losses.size() - 25; i < losses.size(); ++i) sum += losses[i];
-    return sum / 25.0;
+    std::vector<double> means;
+    for (size_t w = 0; w + 25 <= losses.size(); w += 25) {
+      double sum = 0.0;
+      for (size_t i = w; i < w + 25; ++i) sum += losses[i];
+      means.push_back(sum / 25.0);
+    }
+    return means;
   };
-  const double lstm = mean_last_losses(attn::train::RunKind::long_range_lstm);
-  const double rnn = mean_last_losses(attn::train::RunKind::long_range_rnn);
-  MESSAGE("training loss over steps 276-300 at k = 64: LSTM " << lstm << ", RNN " << rnn << " (chance " << std::log(8.0) << ")");
-  CHECK(lstm > 2.0);
-  CHECK(rnn < 1.8);
+  const std::vector<double> lstm = window_means(attn::train::RunKind::long_range_lstm);
+  const std::vector<double> rnn = window_means(attn::train::RunKind::long_range_rnn);
+  REQUIRE(lstm.size() == 12);
+  REQUIRE(rnn.size() == 12);
+  std::string lstm_line, rnn_line;
+  for (size_t i = 0; i < 12; ++i) {
+    lstm_line += " " + std::to_string(lstm[i]).substr(0, 5);
+    rnn_line += " " + std::to_string(rnn[i]).substr(0, 5);
+  }
+  MESSAGE("training loss by 25-step window at k = 64 (chance " << std::log(8.0) << "): LSTM" << lstm_line << "; RNN" << rnn_line);
+  // The gates step: the LSTM's loss "stays at ln 8 ≈ 2.08 for all 300 steps";
+  // the RNN brings its loss "down to about 1.6".
+  for (size_t i = 0; i < 12; ++i) {
+    CAPTURE(i);
+    CHECK(std::abs(lstm[i] - std::log(8.0)) < 0.05);
+  }
+  CHECK(std::abs(rnn.back() - 1.6) < 0.1);
 }
