@@ -403,7 +403,7 @@ TEST_CASE("attention_modes: hard rows are one-hot, local rows are zero outside t
   CHECK(flat < 0.5f);
 }
 
-TEST_CASE("shuffle: without PE the outputs move with the tokens; with PE they do not") {
+TEST_CASE("shuffle: without PE the outputs move with the tokens, with PE they do not") {
   const LessonStep& s = find_step("position", "shuffle");
   DemoInputs in = demo_defaults(s);
   const Eigen::Index n = in.mats.at("x").rows();
@@ -434,7 +434,7 @@ TEST_CASE("shuffle: without PE the outputs move with the tokens; with PE they do
   CHECK(run_demo(s.demo, in).mats.at("max_difference")(0, 0) == 0.0f);
 }
 
-TEST_CASE("dk_scaling: variance grows like d_k; scaling keeps the softmax spread out") {
+TEST_CASE("dk_scaling: variance grows like d_k, scaling keeps the softmax spread out") {
   const LessonStep& s = find_step("scoring", "dk-slider");
   DemoInputs in = demo_defaults(s);
   in.settings["d_k"] = "512";
@@ -552,7 +552,7 @@ TEST_CASE("cross_vs_self: the output has one row per query") {
   CHECK(run_demo(s.demo, in).mats.at("output").rows() == in.mats.at("x_enc").rows());
 }
 
-TEST_CASE("positional: both layouts hold the same numbers; concat widens, sum does not") {
+TEST_CASE("positional: both layouts hold the same numbers, concat widens, sum does not") {
   const LessonStep& s = find_step("position", "sinusoids");
   DemoInputs in = demo_defaults(s);
   const Eigen::Index d_x = in.mats.at("x").cols();
@@ -884,7 +884,7 @@ TEST_CASE("uses: the rows and shares its quizzes and exercises quote") {
   }
 }
 
-TEST_CASE("decode_steps: the row of 'love' repeats the word until the step limit; moved on, the reference is written") {
+TEST_CASE("decode_steps: the row of 'love' repeats the word until the step limit, moved on, the reference is written") {
   const LessonStep& s = find_step("encoder-decoder", "by-hand");
   const float top = std::exp(3.0f) / (std::exp(3.0f) + 4.0f);  // one score of 3 among four of 0: 0.834
   {  // after-love: I love love ... (8 words, no <eos>), 2 words right
@@ -943,7 +943,7 @@ TEST_CASE("retrieval: attention retrieves the dog with the ball, averaging the p
   }
 }
 
-TEST_CASE("crf_tagging: word by word 'the car' is O I-A1; the CRF makes it B-A1 I-A1 once the penalty passes 0.2") {
+TEST_CASE("crf_tagging: word by word 'the car' is O I-A1, the CRF makes it B-A1 I-A1 once the penalty passes 0.2") {
   const LessonStep& s = find_step("uses", "crf");
   const auto tags = demo_impl::split_labels("O | B-A0 | B-V | B-A1 | I-A1 | B-A2 | I-A2");
   auto tag_of = [&](const Mat& one_hot, Eigen::Index t) { return tags[size_t(demo_impl::row_argmax(one_hot, t))]; };

@@ -541,7 +541,7 @@ TEST_CASE("train_sentiment: the padding mask per model, and the padding slider c
   CHECK(later(2, 1) > now(2, 1));  // more pads, more of the words' attention on them
 }
 
-TEST_CASE("train_sentiment: one head stalls on the negated reviews; eight heads get past them (the lesson's exercise)") {
+TEST_CASE("train_sentiment: one head stalls on the negated reviews, eight heads get past them (the lesson's exercise)") {
   // Measured (seed 1, 350 steps): 1 head 90.2% held out at step 350 (every one of
   // the 487 reviews without a negation right, 54 of the 113 with one), 8 heads
   // 100%. (91.8%, 64 of the 113, is the one head's figure after 600 steps.)

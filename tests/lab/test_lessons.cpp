@@ -767,7 +767,7 @@ TEST_CASE("checks and solutions name labels that hold <, >, commas or brackets b
 }
 
 // ---------------------------------------------------------------- wrapped lines of Chinese
-TEST_CASE("wrapped lines of Chinese join without a space; Latin next to Chinese keeps its space") {
+TEST_CASE("wrapped lines of Chinese join without a space, Latin next to Chinese keeps its space") {
   // Chinese to Chinese, and a full-width mark on either side: nothing between.
   CHECK(joins_without_space("它分三步完成", "先用每个位置的查询"));
   CHECK(joins_without_space("每一对得到一个原始分数；", "再把每一行分数变成权重"));
@@ -1165,8 +1165,10 @@ const std::set<std::string> kRemovedInLayout3Quizzes = {
     "uses/sold-looks",                     // the text named the answer; now tom-looks
     "uses/least-gain",                     // the right option had none of the text's signs; now fits-least
     "sentiment-model/heads-on-not",        // which head does what is one seed's choice; now heads-divide
-    // Replaced after the second independent read, still in layout 3 (no step or
-    // option moved): saved answers to these simply no longer apply.
+};
+// Replaced in layout 4 (after the second independent read): saved answers of
+// layout 3 to these no longer apply.
+const std::set<std::string> kRemovedInLayout4Quizzes = {
     "rnn-vs-attention/which-falls",        // answered by the path-length step; now lstm-against-rnn
     "induction-heads/new-letter",          // the question held the rule; now two-new-letters
 };
@@ -1178,7 +1180,8 @@ const std::set<std::string> kRemovedInLayout3Exercises = {
 // Everything replaced since `layout` (saved answers of that layout do not apply).
 bool removed_since(int layout, const std::string& key, bool quiz) {
   if (layout < 2 && (quiz ? kRemovedInLayout2Quizzes : kRemovedInLayout2Exercises).count(key)) return true;
-  return layout < 3 && (quiz ? kRemovedInLayout3Quizzes : kRemovedInLayout3Exercises).count(key);
+  if (layout < 3 && (quiz ? kRemovedInLayout3Quizzes : kRemovedInLayout3Exercises).count(key)) return true;
+  return layout < 4 && quiz && kRemovedInLayout4Quizzes.count(key);
 }
 
 struct OldQuiz {

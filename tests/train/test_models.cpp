@@ -196,7 +196,7 @@ TEST_CASE("data: word-order sentences come in twins -- same words, animals swapp
   CHECK(data::word_order_text(d, d.test[0].tokens).find("dog") != std::string::npos);
 }
 
-TEST_CASE("data: sentiment reviews are distinct, balanced, bilingual; names and places carry no label") {
+TEST_CASE("data: sentiment reviews are distinct, balanced, bilingual, names and places carry no label") {
   const data::SentimentData s = data::make_sentiment_data({});
   CHECK(s.train.size() == 2400);
   CHECK(s.test.size() == 600);
@@ -236,7 +236,7 @@ TEST_CASE("data: sentiment reviews are distinct, balanced, bilingual; names and 
   CHECK(data::sentiment_word_role("杭州") == data::WordRole::place);
 }
 
-TEST_CASE("data: patch images have one bright shape; distractors are faint and of other classes") {
+TEST_CASE("data: patch images have one bright shape, distractors are faint and of other classes") {
   const data::PatchData d = data::make_patch_data({});
   CHECK(d.train.size() == 1200);
   for (const auto& img : d.train) {
@@ -400,7 +400,7 @@ TEST_CASE("model gradients: sentiment model on padded reviews, the pads masked a
     }
 }
 
-TEST_CASE("sentiment model: masked pads get weight 0 and change nothing; unmasked, the prediction moves with the padding") {
+TEST_CASE("sentiment model: masked pads get weight 0 and change nothing, unmasked, the prediction moves with the padding") {
   SentimentModelDesc d;
   d.vocab = 6;
   d.seed = 5;
@@ -460,7 +460,7 @@ TEST_CASE("agreement: the padding mask of the training layer equals masked_softm
   }
 }
 
-TEST_CASE("sentiment model: without positions it cannot tell word orders apart; with them it can") {
+TEST_CASE("sentiment model: without positions it cannot tell word orders apart, with them it can") {
   const std::vector<int> ids = {1, 3, 2, 5}, shuffled = {5, 2, 1, 3};
   for (PositionMode position : {PositionMode::none, PositionMode::sum, PositionMode::concat}) {
     CAPTURE(std::string(position_mode_name(position)));
@@ -474,7 +474,7 @@ TEST_CASE("sentiment model: without positions it cannot tell word orders apart; 
   }
 }
 
-TEST_CASE("sentiment model: a desc that does not fit is named; the shape tables follow the options") {
+TEST_CASE("sentiment model: a desc that does not fit is named, the shape tables follow the options") {
   SentimentModelDesc d;
   d.vocab = 10;
   CHECK(sentiment_desc_error(d).empty());
@@ -604,7 +604,7 @@ TEST_CASE("measure: sentiment options" * doctest::skip()) {
     }
 }
 
-TEST_CASE("convergence: the sentiment model without the padding mask stalls; with the mask removed, A flips most answers") {
+TEST_CASE("convergence: the sentiment model without the padding mask stalls, with the mask removed, A flips most answers") {
   // sentiment.lesson, step padding (seed 1, 600 steps): every review padded to 20,
   // the longest. A (masked) first reaches 100% held out at step 425; B (the same
   // model trained without the mask) hovers between 89% and 93% from step 200 and
@@ -974,7 +974,7 @@ std::vector<float> first_losses(RunKind kind, int steps, uint64_t seed = 1) {
 }
 }  // namespace
 
-TEST_CASE("determinism: the same seed gives bitwise-identical loss curves; another seed does not") {
+TEST_CASE("determinism: the same seed gives bitwise-identical loss curves, another seed does not") {
   for (RunKind kind : {RunKind::translation_additive, RunKind::sentiment, RunKind::glimpse_reinforce,
                        RunKind::glimpse_gumbel, RunKind::long_range_lstm, RunKind::induction}) {
     CAPTURE(std::string(run_kind_name(kind)));
@@ -1019,7 +1019,7 @@ TEST_CASE("determinism: golden first losses (native and WebAssembly must agree b
 }
 
 // ---------------------------------------------------------------- 5 convergence
-TEST_CASE("convergence: seq2seq with additive attention translates held-out sentences; the alignment is learned") {
+TEST_CASE("convergence: seq2seq with additive attention translates held-out sentences, the alignment is learned") {
   // Measured (seed 1, batch 16, Adam 0.01, E 16, H 32): held-out greedy token
   // accuracy first reaches >= 95% at step 125 (checked every 25 steps); at step
   // 200 it is 99.2%. "。" gets weight ~1e-4 when producing "love".

@@ -240,7 +240,7 @@ TEST_CASE("optimisers: SGD, momentum and Adam's bias-corrected first steps") {
   }
 }
 
-TEST_CASE("initialisation: Glorot uniform bounds and spread; the same seed gives the same weights") {
+TEST_CASE("initialisation: Glorot uniform bounds and spread, the same seed gives the same weights") {
   Rng rng(42);
   Param w = make_param("w", 60, 40);
   glorot_uniform(w, rng);
@@ -263,7 +263,7 @@ TEST_CASE("initialisation: Glorot uniform bounds and spread; the same seed gives
   CHECK(w2.value == w.value);
 }
 
-TEST_CASE("dropout: inverted scaling keeps the mean; the mask is seeded") {
+TEST_CASE("dropout: inverted scaling keeps the mean, the mask is seeded") {
   Rng rng(9);
   const Mat mask = dropout_mask(50, 40, 0.5f, rng);
   int zeros = 0;
@@ -339,7 +339,7 @@ TEST_CASE("gradients: embedding, dense, average pooling, dropout, ReLU") {
   check_params("emb/dense", params, loss);
 }
 
-TEST_CASE("gradients: recurrent layer (tanh RNN, LSTM, GRU; forward and reverse; h0)") {
+TEST_CASE("gradients: recurrent layer (tanh RNN, LSTM, GRU, forward and reverse, h0)") {
   for (CellKind cell : kCells)
     for (bool reverse : {false, true}) {
       CAPTURE(name_of(cell));
