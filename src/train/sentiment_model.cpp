@@ -219,7 +219,7 @@ std::vector<ShapeInfo> SentimentModel::describe_shapes(int n, int batch) const {
        desc_.pad_length > 0 ? "one review per row, its words then pads up to n = " + std::to_string(desc_.pad_length) +
                                   " (the original pads to 80)"
                             : "one review per row; the original pads to n = 80"},
-      {"embedding table", "(V, d_e) = " + dims({V, de}), "one learned row per word (original V = 10,000)"},
+      {"embedding table", "(V, d_e) = " + dims({V, de}), "one learned row per word (original V = 20,000)"},
       {"embedded X", "(batch, n, d_e) = " + dims({batch, n, de}), "row i = the embedding of word i"},
   };
   switch (desc_.position) {

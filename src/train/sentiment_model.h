@@ -26,7 +26,7 @@
 // unpadded one. Without the mask every word puts some weight on the pads and the
 // average runs over L rows, so the prediction depends on how much padding there is.
 //
-// The widely copied original uses a 10,000-word vocabulary, 80-token padded
+// The widely copied original uses a 20,000-word vocabulary, 80-token padded
 // sequences, batch 32 and 8 heads of 16; describe_shapes() reports both our
 // sizes and where the batch dimension would sit. The lesson varies the position
 // encoding, the number of heads at a fixed width (h * d_h = d: 1 x 32, 2 x 16,

@@ -935,11 +935,19 @@ TEST_CASE("retrieval: attention retrieves the dog with the ball, averaging the p
     CHECK(rel(0, 1) == doctest::Approx(0.983).epsilon(0.002));
     CHECK(rel(1, 1) == doctest::Approx(0.127).epsilon(0.01));
   }
-  {  // cat-with-ball's solution: C 0.99, A 0.49, B 0.29
-    const Mat sc = run_step(s, [](DemoInputs& in) { in.mats["q"].row(0) << 0.0f, 1.0f, 0.0f, 0.0f; }).mats.at("scores");
-    CHECK(sc(0, 2) == doctest::Approx(0.994).epsilon(0.002));
-    CHECK(sc(0, 0) == doctest::Approx(0.492).epsilon(0.002));
-    CHECK(sc(0, 1) == doctest::Approx(0.291).epsilon(0.002));
+  {  // ball-for-b's solution, B4 = [0, 0, 1, 0]: B 0.996 passes A 0.947 (a blend such as [0.4, 0, 0.6, 0.2] gives 0.88)
+    auto with_b4 = [&](float d, float b, float g) {
+      return run_step(s, [&](DemoInputs& in) { in.mats["regions"].row(7) << d, 0.0f, b, g; }).mats.at("scores");
+    };
+    const Mat sc = with_b4(0.0f, 1.0f, 0.0f);
+    CHECK(sc(0, 1) == doctest::Approx(0.996).epsilon(0.002));
+    CHECK(sc(0, 0) == doctest::Approx(0.947).epsilon(0.002));
+    CHECK(with_b4(0.4f, 0.6f, 0.2f)(0, 1) == doctest::Approx(0.880).epsilon(0.002));
+  }
+  {  // the after-text: at λ = 1 A's lead over B almost vanishes (0.60 against 0.58)
+    const Mat sc = run_step(s, [](DemoInputs& in) { in.settings["sharpness"] = "1"; }).mats.at("scores");
+    CHECK(sc(0, 0) > sc(0, 1));
+    CHECK(sc(0, 0) - sc(0, 1) < 0.03f);
   }
 }
 
