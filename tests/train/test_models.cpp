@@ -993,7 +993,8 @@ TEST_CASE("measure: BiGRU pooling, attention against averaging, the page's 200 s
   // The pooling step quotes: both at 100% by step 175; about 86% and 3%.
   CHECK(both_full == 175);
   CHECK(sentiment / double(n) == doctest::Approx(0.86).epsilon(0.01));
-  CHECK(names / double(n) == doctest::Approx(0.03).epsilon(0.2));
+  CHECK(names / double(n) >= 0.025);  // "about 3%" (0.026 measured)
+  CHECK(names / double(n) < 0.035);
   // The after-text of quiz average-at-100 (seed 1): "after 100 steps attention
   // pooling is right on 98.8% of test reviews and averaging on 88.3%".
   MESSAGE("seed 1 at step 100: attention " << att100 << " of " << n_test << ", average " << avg100);
