@@ -1,11 +1,12 @@
 // test_train.cpp: the training machinery of src/train -- deterministic
 // elementary functions, kernels, losses, optimisers, initialisation, dropout,
 // mini-batches and every layer's backward pass against finite differences.
-// (The models built from these layers are tested in test_models.cpp.)
+// (The models built from these layers are tested in test_models.cpp,
+// test_induction_model.cpp and test_char_lm.cpp.)
 //
 // Sections: 1 helpers, 2 fmath against the C library, 3 kernels against Eigen,
 // 4 losses, 5 optimisers and initialisation, 6 layer gradients, 7 agreement
-// with the attention / recurrent code of src/attn.
+// with the attention / recurrent / Transformer-block code of src/attn.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -16,10 +17,12 @@
 #include <vector>
 
 #include "attn/multihead.h"
+#include "attn/transformer.h"
 #include "attn/recurrent.h"
 #include "support/attn_test_util.h"
 #include "support/gradcheck.h"
 #include "train/batch.h"
+#include "train/block_layers.h"
 #include "train/fmath.h"
 #include "train/kernels.h"
 #include "train/layers.h"
@@ -47,6 +50,20 @@ std::string name_of(CellKind cell) { return cell_kind_name(cell); }
 void check_params(const std::string& what, const ParamList& params, const std::function<double()>& loss,
                   attn::test::GradCheck opt = {}) {
   for (Param* p : params) attn::test::check_gradient(what + " " + p->name, p->value, p->grad, loss, opt);
+}
+
+// A layer's parameter and input gradients against finite differences of
+// sum(out .* C): out_of(X) runs the forward pass; backward(C, dX) runs it again
+// on X, adds the parameter gradients and writes dX.
+template <typename Forward, typename Backward>
+void check_layer(const std::string& what, const ParamList& params, Mat& X, const Mat& C, Forward out_of,
+                 Backward backward) {
+  const auto loss = [&] { return weighted_sum(out_of(X), C); };
+  zero_grads(params);
+  Mat dX;
+  backward(C, dX);
+  check_params(what, params, loss);
+  attn::test::check_gradient(what + " dX", X, dX, loss);
 }
 
 }  // namespace
@@ -92,6 +109,24 @@ TEST_CASE("fmath: exp, log, tanh, sigmoid agree with the C library to ~1e-15 rel
     CHECK(exp_f(x) == float(det_exp(double(x))));
     CHECK(std::abs(tanh_f(x) - std::tanh(x)) <= 1e-7f * std::max(1.0f, std::abs(std::tanh(x))));
   }
+}
+
+TEST_CASE("fmath: the float-only exp_fast stays within about an ulp of the C library") {
+  double worst = 0;
+  for (int i = -87000; i <= 88000; ++i) {
+    const float x = float(i) * 1e-3f + 1e-4f;
+    worst = std::max(worst, rel_err(double(exp_fast(x)), std::exp(double(x))));
+  }
+  for (float x : {0.0f, 1e-8f, -1e-8f, 0.3465f, -0.3466f, 88.29f, -87.29f})
+    worst = std::max(worst, rel_err(double(exp_fast(x)), std::exp(double(x))));
+  MESSAGE("exp_fast: worst relative error " << worst);
+  CHECK(worst < 2e-7);
+  CHECK(exp_fast(0.0f) == 1.0f);
+  CHECK(exp_fast(88.4f) == INFINITY);
+  CHECK(exp_fast(INFINITY) == INFINITY);
+  CHECK(exp_fast(-88.0f) == 0.0f);
+  CHECK(exp_fast(-INFINITY) == 0.0f);
+  CHECK(std::isnan(exp_fast(NAN)));
 }
 
 // ---------------------------------------------------------------- 3 kernels
@@ -453,6 +488,52 @@ TEST_CASE("gradients: decoder attention (additive, general, dot) over two decode
   }
 }
 
+TEST_CASE("gradients: LayerNorm (gain and bias not at their start values) and its input") {
+  Rng rng(101);
+  LayerNorm ln;
+  ln.init("ln", 5);
+  ln.gamma.value = random_mat(rng, 1, 5);
+  ln.beta.value = random_mat(rng, 1, 5);
+  Mat X = random_mat(rng, 3, 5, 2.0f);
+  ParamList params;
+  ln.collect(params);
+  check_layer(
+      "layer norm", params, X, random_mat(rng, 3, 5),
+      [&](const Mat& in) {
+        LayerNormTrace tr;
+        layer_norm_forward(ln, in, tr);
+        return tr.out;
+      },
+      [&](const Mat& dOut, Mat& dX) {
+        LayerNormTrace tr;
+        layer_norm_forward(ln, X, tr);
+        layer_norm_backward(ln, tr, dOut, dX);
+      });
+}
+
+TEST_CASE("gradients: the GELU feed-forward layer, weights, biases and input") {
+  Rng rng(103);
+  FeedForward ff;
+  ff.init("ffn", 4, 6, rng);
+  ff.up.b.value = random_mat(rng, 1, 6, 0.5f);
+  ff.down.b.value = random_mat(rng, 1, 4, 0.5f);
+  Mat X = random_mat(rng, 3, 4, 1.5f);
+  ParamList params;
+  ff.collect(params);
+  check_layer(
+      "feed-forward", params, X, random_mat(rng, 3, 4),
+      [&](const Mat& in) {
+        FeedForwardTrace tr;
+        feed_forward_forward(ff, in, tr);
+        return tr.out;
+      },
+      [&](const Mat& dOut, Mat& dX) {
+        FeedForwardTrace tr;
+        feed_forward_forward(ff, X, tr);
+        feed_forward_backward(ff, tr, dOut, dX);
+      });
+}
+
 // ---------------------------------------------------------------- 7 agreement with src/attn
 TEST_CASE("agreement: the training recurrent layer equals rnn_forward of recurrent.h") {
   // Same formulas, transposed weights (x-times-W here, PyTorch layout there).
@@ -513,4 +594,27 @@ TEST_CASE("agreement: additive decoder attention equals additive_scores + softma
   const Mat ref_weights = softmax_rows(ref_scores);
   check_close("additive alignment", step.alpha, ref_weights, 2e-6, 2e-5);
   check_close("context", step.context, Mat(ref_weights * Hs), 2e-6, 2e-5);
+}
+
+TEST_CASE("agreement: LayerNorm equals attn/transformer.h; tanh-GELU is within 1e-3 of the erf form") {
+  Rng rng(107);
+  LayerNorm ln;
+  ln.init("ln", 6);
+  ln.gamma.value = random_mat(rng, 1, 6);
+  ln.beta.value = random_mat(rng, 1, 6);
+  const Mat X = random_mat(rng, 4, 6, 3.0f);
+  LayerNormTrace tr;
+  layer_norm_forward(ln, X, tr);
+  const LayerNormResult ref =
+      attn::layer_norm_forward(X, ln.gamma.value.row(0).transpose(), ln.beta.value.row(0).transpose(), ln.eps);
+  CHECK((tr.out - ref.output).cwiseAbs().maxCoeff() < 1e-5f);
+  // GELU over [-6, 6]: the largest difference of the two forms (measured 4.7e-4).
+  Mat pre(1, 1201);
+  for (int k = 0; k <= 1200; ++k) pre(0, k) = -6.0f + 0.01f * float(k);
+  Mat s, ours;
+  gelu_forward(pre, s, ours);
+  const Mat exact = attn::activate(pre, attn::Activation::gelu);
+  const float worst = (ours - exact).cwiseAbs().maxCoeff();
+  MESSAGE("largest |tanh-GELU - erf-GELU| on [-6, 6]: " << worst);
+  CHECK(worst < 1e-3f);
 }
