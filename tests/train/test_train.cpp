@@ -155,7 +155,7 @@ TEST_CASE("kernels: matmul_nt_add gives the bits of one dot product per output e
   // dot product of each row of D with each row of W, added to Y: vec_mat_t_add.
   Rng rng(12);
   for (int n : {1, 4, 16})
-    for (int k : {1, 5, 16, 32})
+    for (int k : {1, 5, 16, 32, 70})
       for (int m : {1, 3, 16, 96}) {
         const Mat D = random_mat(rng, n, m), W = random_mat(rng, k, m), Y0 = random_mat(rng, n, k);
         Mat fast = Y0, ref = Y0;
@@ -170,6 +170,33 @@ TEST_CASE("kernels: matmul_nt_add gives the bits of one dot product per output e
   W(0, 1) = std::numeric_limits<float>::infinity();
   matmul_nt_add(D, W, Y);
   CHECK(std::isnan(Y(0, 0)));
+}
+
+TEST_CASE("kernels: the tiled products give the bits of the plain saxpy loops, zero skipping and -0 included") {
+  // References: kernels.cpp's own axpy and outer_add, one row at a time, in the
+  // order the tiles must keep (this file is not built without fused multiply-add).
+  Rng rng(13);
+  for (int n : {1, 5})
+    for (int k : {1, 7, 33})
+      for (int m : {1, 31, 32, 45, 96}) {
+        Mat X = random_mat(rng, n, k), W = random_mat(rng, k, m), D = random_mat(rng, n, m);
+        Mat Y0 = random_mat(rng, n, m), G0 = random_mat(rng, k, m);
+        X(0, 0) = 0.0f;   // skipped: the outputs keep their sign of zero
+        Y0(0, 0) = -0.0f;
+        G0(0, 0) = -0.0f;
+        Mat fast = Y0, ref = Y0;
+        matmul_add(X, W, fast);
+        for (int i = 0; i < n; ++i)
+          for (int p = 0; p < k; ++p)
+            if (X(i, p) != 0.0f) axpy(X(i, p), &W(p, 0), &ref(i, 0), m);
+        INFO("n " << n << ", k " << k << ", m " << m);
+        CHECK(std::memcmp(fast.data(), ref.data(), sizeof(float) * size_t(fast.size())) == 0);
+        Mat gfast = G0, gref = G0;
+        matmul_tn_add(X, D, gfast);
+        for (int i = 0; i < n; ++i) outer_add(&X(i, 0), &D(i, 0), gref);
+        CHECK(std::memcmp(gfast.data(), gref.data(), sizeof(float) * size_t(gfast.size())) == 0);
+        CHECK(std::signbit(fast(0, 0)) == std::signbit(ref(0, 0)));
+      }
 }
 
 TEST_CASE("kernels: softmax_row is stable and its backward matches finite differences") {
