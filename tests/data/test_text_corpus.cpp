@@ -46,7 +46,7 @@ TEST_CASE("text: ANSI colour codes are removed, the text between them kept") {
   CHECK(strip_ansi("诗\x1b\xe8\xaf\x97") == "诗诗");  // ESC before a UTF-8 lead byte takes nothing with it
 }
 
-TEST_CASE("text: UTF-8 is checked byte by byte; characters are code points") {
+TEST_CASE("text: UTF-8 is checked byte by byte, characters are code points") {
   size_t at = 99;
   CHECK(valid_utf8("abc 诗 \xf0\x9f\x98\x80"));
   CHECK_FALSE(valid_utf8("ab\xff", &at));
@@ -74,7 +74,7 @@ TEST_CASE("parsers: a tang300 record gives its poem without title, author, colou
   CHECK(text.skipped == 1);
 }
 
-TEST_CASE("parsers: prose paragraphs are unwrapped; one-line headings are skipped") {
+TEST_CASE("parsers: prose paragraphs are unwrapped, one-line headings are skipped") {
   const std::string raw =
       "A Title Line\n\n\nSection 1\n\nThe first paragraph is wrapped\nover  two lines.\n\n"
       "   \nA heading with a colon:\n\nSigned by\nNobody In Particular\n";
@@ -119,7 +119,7 @@ TEST_CASE("corpus files: a missing file names itself and the set-up step") {
 }
 
 // ---------------------------------------------------------------- 3 vocabulary and split
-TEST_CASE("vocabulary: most frequent first, counted on the training split; the rest are <unk>") {
+TEST_CASE("vocabulary: most frequent first, counted on the training split, the rest are <unk>") {
   ParsedText text;
   text.units = {"aab", "ba", "zz", "abc"};  // unit 2 is held out with heldout_every = 3
   CharCorpusDesc desc;
@@ -144,7 +144,7 @@ TEST_CASE("vocabulary: most frequent first, counted on the training split; the r
 }
 
 // ---------------------------------------------------------------- 4 windows and line forms
-TEST_CASE("windows: training windows are full; covering windows predict every id but the first once") {
+TEST_CASE("windows: training windows are full, covering windows predict every id but the first once") {
   std::vector<int> ids(10);
   for (int i = 0; i < 10; ++i) ids[size_t(i)] = i;
   const std::vector<TextWindow> w = text_windows(ids, 4, 3);  // starts 0, 3 (6 + 5 > 10)

@@ -100,7 +100,7 @@ TEST_CASE("char LM: every parameter's gradient matches finite differences (embed
   CHECK(ev.loss == doctest::Approx(m.loss(set, batch)).epsilon(1e-5));
 }
 
-TEST_CASE("char LM: causal -- a later character never changes an earlier prediction; weights are causal rows") {
+TEST_CASE("char LM: causal -- a later character never changes an earlier prediction, and the weights are causal rows") {
   CharLm m(tiny_desc());
   const std::vector<int> tokens = {1, 4, 2, 6, 4};
   std::vector<int> changed = tokens;

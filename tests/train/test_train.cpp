@@ -623,7 +623,7 @@ TEST_CASE("agreement: additive decoder attention equals additive_scores + softma
   check_close("context", step.context, Mat(ref_weights * Hs), 2e-6, 2e-5);
 }
 
-TEST_CASE("agreement: LayerNorm equals attn/transformer.h; tanh-GELU is within 1e-3 of the erf form") {
+TEST_CASE("agreement: LayerNorm equals attn/transformer.h, tanh-GELU is within 1e-3 of the erf form") {
   Rng rng(107);
   LayerNorm ln;
   ln.init("ln", 6);
