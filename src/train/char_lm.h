@@ -24,7 +24,10 @@
 // d 64 with batch 8 was best on the English text (1.53 nats per character)
 // and within 0.05 of the best on the poems (4.04 against 4.0). Adam at 3e-3
 // beat 1e-3 and 1e-2 after 1000 steps on the English text; on the poems 1e-3
-// and 3e-3 were within 0.03.
+// and 3e-3 were within 0.03. The poems are small (22k training characters):
+// their held-out loss is lowest near steps 750-1000 (4.02) and then rises as
+// the model learns the training poems by heart (5.08 at step 3000); nothing
+// here regularises against that (no dropout, no weight decay).
 //
 // Sections: 1 description, 2 the model, 3 sampling.
 #pragma once
