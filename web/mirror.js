@@ -258,7 +258,13 @@
       root.querySelectorAll('input[type=number], input[type=text]').forEach((i) => i.addEventListener('input', () => { i.dataset.dirty = '1'; }));
       if (focusKey) {
         const again = root.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
-        if (again) again.focus({ preventScroll: true });
+        if (again) {
+          again.focus({ preventScroll: true });
+          // A field rebuilt under the focus starts with its whole value selected,
+          // as a field reached with Tab does: what is typed next replaces the
+          // number instead of landing in front of it ("1" typed over "0" is 1, not 10).
+          if (again.tagName === 'INPUT' && typeof again.select === 'function') again.select();
+        }
       }
       last = m;
       root.dataset.revision = String(m.revision);  // which of the lab's changes this shows (tests wait for it)

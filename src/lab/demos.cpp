@@ -1,5 +1,7 @@
 // demos.cpp: the demo registry and what every demo shares. The demos themselves
-// live in demos_basics.cpp (A1-A6), demos_kinds.cpp (B1-B3), demos_deep.cpp (D1-D5).
+// live in demos_basics.cpp (A1-A6), demos_kinds.cpp (B1-B3), demos_deep.cpp (D1-D5),
+// demos_block.cpp (the Transformer block), demos_live.cpp (the live experiments) and
+// demos_tasks.cpp (decoding by hand C2, retrieval F3, a CRF F7).
 //
 // Sections: 1 spec shorthands, 2 reading inputs and shape checks, 3 formatting,
 // 4 panel builders, 5 the registry and validation of settings, 6 public API.
@@ -343,6 +345,7 @@ const std::vector<DemoEntry>& registry() {
     add_deep_demos(all);
     add_live_demos(all);
     add_block_demos(all);
+    add_task_demos(all);
     return all;
   }();
   return r;

@@ -53,6 +53,7 @@ void add_kind_demos(std::vector<DemoEntry>& r);    // demos_kinds.cpp: B1-B3
 void add_deep_demos(std::vector<DemoEntry>& r);    // demos_deep.cpp: D1-D5
 void add_live_demos(std::vector<DemoEntry>& r);    // demos_live.cpp: experiments (B2, C, D5, E, G)
 void add_block_demos(std::vector<DemoEntry>& r);   // demos_block.cpp: the Transformer block (issue 15)
+void add_task_demos(std::vector<DemoEntry>& r);    // demos_tasks.cpp: decoding by hand (C2), retrieval (F3), CRF (F7)
 // transformer_block's stages at residual 1 against attn::transformer_block_forward,
 // both placements: the largest absolute difference (for the tests).
 float block_demo_difference(const DemoInputs& in);

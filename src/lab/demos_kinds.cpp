@@ -294,8 +294,10 @@ DemoOutputs run_dk_scaling(const DemoInputs& in) {
                   fmt(now.gradient[0], 3) + "; with scaling " + fmt(now.max_weight[1]) + " and " + fmt(now.gradient[1], 3) + ".",
            "不缩放时最大权重平均为 " + fmt(now.max_weight[0]) + "，梯度大小 " + fmt(now.gradient[0], 3) + "；缩放后为 " +
                fmt(now.max_weight[1]) + " 和 " + fmt(now.gradient[1], 3) + "。");
-  add_line(t, "A nearly one-hot softmax barely changes when its inputs change, so almost no gradient flows back to the queries and keys.",
-           "接近独热（one-hot）的 softmax 对输入的变化几乎没有反应，于是几乎没有梯度传回查询和键。");
+  add_line(t, "A nearly one-hot softmax barely changes when its inputs change, so for most queries almost no gradient flows back "
+              "to the queries and keys (the few rows that are not saturated get large, erratic ones).",
+           "接近独热（one-hot）的 softmax 对输入的变化几乎没有反应，于是对大多数查询来说，几乎没有梯度传回查询和键"
+           "（少数没有饱和的行则得到又大又不稳定的梯度）。");
   out.panels.push_back(note_panel("summary", tr("What the numbers say", "这些数字说明什么"), t));
   out.mats["axis"] = std::move(axis);
   out.mats["variance"] = std::move(variance);

@@ -70,7 +70,10 @@ void add_live_demos(std::vector<DemoEntry>& r) {
                                        choice_param("position_b", {"none", "sum", "concat"}, "sum"),
                                        choice_param("heads_b", {"1", "2", "4", "8"}, "1"),
                                        choice_param("dropout_b", {"on", "off"}, "on"),
-                                       number_param("head", 1, 8, true, "1")}),
+                                       choice_param("mask", {"on", "off"}, "on"),
+                                       choice_param("mask_b", {"on", "off"}, "on"),
+                                       number_param("head", 1, 8, true, "1"),
+                                       number_param("padding", 0, 24, true, "0")}),
                check_nothing, run_sentiment});
   r.push_back({"train_hard_attention", training_params("600", {number_param("example", 0, 29, true, "0")}),
                check_nothing, run_hard_attention});

@@ -14,6 +14,9 @@ namespace {
 // (1, 2, 4, 8) and dropout (on, off), and can train a second model B with its
 // own three settings in lockstep. Each evaluation also splits the held-out
 // accuracy into reviews with a negation word (not, never, 不) and without.
+// Reviews are padded to a common length (the longest review); the padding mask
+// (on by default) can be switched off per model, and the view pads the shown
+// review further to show what the pads do to each model's prediction.
 class SentimentExperiment : public TrainingExperiment {
  public:
   explicit SentimentExperiment(const DemoInputs& in) {
@@ -25,11 +28,16 @@ class SentimentExperiment : public TrainingExperiment {
     set_budget(setting_or(in, "steps", 600), 25);
     set_view_setting("example", text_or(in, "example", "0"));
     set_view_setting("head", text_or(in, "head", "1"));
+    set_view_setting("padding", text_or(in, "padding", "0"));
   }
 
   bool set_view_setting(const std::string& name, const std::string& value) override {
+    long long k = 0;
+    if (name == "padding") {  // only what is shown changes: no retraining
+      padding_ = parse_whole_text(value, 0, kMaxPadding, &k) ? int(k) : 0;
+      return true;
+    }
     if (name != "head") return TrainingExperiment::set_view_setting(name, value);
-    long long k = 1;
     head_ = parse_whole_text(value, 1, 8, &k) ? int(k) : 1;
     return true;
   }
@@ -37,20 +45,22 @@ class SentimentExperiment : public TrainingExperiment {
  protected:
   // One model's three settings, as the registry checked them.
   struct Model {
-    std::string position = "sum", dropout = "on";
+    std::string position = "sum", dropout = "on", mask = "on";
     int heads = 4;
     train::RunDesc desc(train::RunDesc base) const {
       train::parse_position_mode(position, &base.position);
       base.heads = heads;
       base.dropout = dropout == "on" ? 0.5f : 0.0f;
+      base.mask_padding = mask == "on";
       return base;
     }
     std::string name() const {
-      return "PE " + position + ", " + std::to_string(heads) + (heads == 1 ? " head" : " heads") + ", dropout " + dropout;
+      return "PE " + position + ", " + std::to_string(heads) + (heads == 1 ? " head" : " heads") + ", dropout " + dropout +
+             (mask == "on" ? "" : ", no mask");
     }
     std::string name_zh() const {
       const std::string pe = position == "none" ? "无位置编码" : position == "sum" ? "位置编码相加" : "位置编码拼接";
-      return pe + "，" + std::to_string(heads) + " 个头，dropout " + (dropout == "on" ? "开" : "关");
+      return pe + "，" + std::to_string(heads) + " 个头，dropout " + (dropout == "on" ? "开" : "关") + (mask == "on" ? "" : "，无掩码");
     }
   };
   static Model model_setting(const DemoInputs& in, const std::string& suffix) {
@@ -58,6 +68,7 @@ class SentimentExperiment : public TrainingExperiment {
     m.position = text_or(in, "position" + suffix, "sum");
     m.heads = setting_or(in, "heads" + suffix, suffix.empty() ? 4 : 1);
     m.dropout = text_or(in, "dropout" + suffix, "on");
+    m.mask = text_or(in, "mask" + suffix, "on");
     return m;
   }
 
@@ -115,6 +126,9 @@ class SentimentExperiment : public TrainingExperiment {
                                                    {"1", "2", "4", "8"}));
       out.panels.push_back(demo_impl::choice_panel("dropout" + suffix, tr(who_en + "dropout 0.5 after pooling", who_zh + "池化之后的 dropout 0.5"),
                                                    {"on", "off"}, {tr("on", "开"), tr("off", "关")}));
+      out.panels.push_back(demo_impl::choice_panel("mask" + suffix, tr(who_en + "padding mask", who_zh + "填充掩码"), {"on", "off"},
+                                                   {tr("on: pads get no weight and stay out of the mean", "开：填充位不分权重，也不计入平均"),
+                                                    tr("off", "关")}));
     };
     model_controls("", "", "");
     out.panels.push_back(demo_impl::choice_panel("compare", tr("Train a second model B alongside, in lockstep", "同步训练第二个模型 B，并排比较"),
@@ -130,7 +144,7 @@ class SentimentExperiment : public TrainingExperiment {
     int shown_head = head_;
     if (r) {
       const train::SentimentModel& m = model(0);
-      const int n = int(r->words.size());
+      const int n = m.padded_length(r->ids);  // the batch tensor's length: the words, then pads
       add_line(layers, "Keras layer: output shape  (what it holds here)", "Keras 层：输出形状（这里的含义）");
       for (const train::ShapeInfo& info : m.describe_layers(n))
         add_line(layers, info.name + ": " + info.shape + "  " + info.note, info.name + ": " + info.shape + "  " + info.note);
@@ -188,6 +202,67 @@ class SentimentExperiment : public TrainingExperiment {
                                                tr("Held-out accuracy (%): reviews with not / never / 不, and without",
                                                   "留出集准确率（%）：含 not / never / 不 的评论，和不含的评论"),
                                                names, {"negated", "plain"}));
+    add_padding_panels(out, r);
+  }
+
+  // What the pads do: the shown review with k more pads, k = 0, 4, ..., kMaxPadding,
+  // for every model as trained and, when model A is masked, for A with its mask removed.
+  void add_padding_panels(DemoOutputs& out, const data::Review* r) const {
+    std::vector<std::string> series;
+    std::vector<LocalText> shown;
+    for (size_t i = 0; i < tracks().size(); ++i) {
+      series.push_back(tracks()[i].name);
+      shown.push_back(tracks()[i].shown);
+    }
+    const bool a_masked = tracks()[0].desc.mask_padding;
+    if (a_masked) {
+      const bool two = tracks().size() > 1;
+      series.push_back(two ? "A, mask removed" : "mask removed");
+      shown.push_back(tr(series.back(), two ? "A，去掉掩码" : "去掉掩码"));
+    }
+    const Eigen::Index rows = Eigen::Index(series.size()), points = kMaxPadding / 4 + 1;
+    Mat xs(1, points), curve = Mat::Constant(rows, points, 0.5f), now = Mat::Zero(rows, 2);
+    for (Eigen::Index c = 0; c < points; ++c) xs(0, c) = float(4 * c);
+    LocalText t;
+    if (r) {
+      for (Eigen::Index s = 0; s < rows; ++s) {
+        const bool own = size_t(s) < tracks().size();  // else: model A with its mask removed
+        const train::SentimentModel& m = model(own ? size_t(s) : 0);
+        const bool mask = own && m.desc().mask_padding;
+        const int base = m.padded_length(r->ids);
+        for (Eigen::Index c = 0; c < points; ++c) curve(s, c) = m.predict(r->ids, base + int(4 * c), mask);
+        now(s, 0) = m.predict(r->ids, base + padding_, mask);
+        now(s, 1) = m.weight_on_padding(r->ids, base + padding_, mask);
+      }
+      const int n = int(r->ids.size()), base = model(0).padded_length(r->ids);
+      add_line(t, "This review has " + std::to_string(n) + " words; training and testing pad every review to " +
+                      std::to_string(base) + ". Shown: " + std::to_string(padding_) + " pads more, " +
+                      std::to_string(base + padding_ - n) + " in all.",
+               "这条评论有 " + std::to_string(n) + " 个词；训练和测试时每条评论都填充到 " + std::to_string(base) + "。这里再加 " +
+                   std::to_string(padding_) + " 个填充位，共 " + std::to_string(base + padding_ - n) + " 个。");
+      for (Eigen::Index s = 0; s < rows; ++s)
+        add_line(t, series[size_t(s)] + ": p(positive) = " + fmt(now(s, 0)) + ", the words' attention on the pads " + fmt(now(s, 1)),
+                 shown[size_t(s)].get("zh") + "：p(正面) = " + fmt(now(s, 0)) + "，词放在填充位上的注意力 " + fmt(now(s, 1)));
+    } else {
+      add_line(t, "The padding appears once the model is built.", "模型建好后显示填充的影响。");
+    }
+    std::vector<std::string> labels = series;
+    out.mats["pads"] = xs;
+    out.mats["padding_curve"] = curve;  // (series, points): p(positive) with k more pads
+    out.mats["padding"] = now;          // (series, 2): p(positive), weight on the pads, at the slider's k
+    Panel plot = demo_impl::lines_panel("padding-curve", "padding_curve", "pads",
+                                        tr("p(positive) of this review with k more pads", "这条评论再加 k 个填充位时的 p(正面)"), labels,
+                                        tr("x: pads added, y: p(positive)", "横轴：加上的填充位，纵轴：p(正面)"));
+    for (size_t s = 0; s < series.size(); ++s) plot.label_text[series[s]] = shown[s];
+    out.panels.push_back(std::move(plot));
+    Panel bars = demo_impl::bars_panel("padding", "padding", tr("At the slider's padding: p(positive) and the words' attention on the pads",
+                                                                 "滑块所选的填充下：p(正面)，以及词放在填充位上的注意力"),
+                                       labels, {"p(positive)", "on pads"});
+    for (size_t s = 0; s < series.size(); ++s) bars.label_text[series[s]] = shown[s];
+    out.panels.push_back(std::move(bars));
+    out.panels.push_back(demo_impl::note_panel("padding-note", tr("Padding", "填充"), t));
+    out.panels.push_back(demo_impl::slider_panel("padding", tr("Pads added after the shown review", "在这条评论后面再加的填充位"), 0.0f,
+                                                 float(kMaxPadding), 1.0f));
   }
 
   void add_status(Value& s) const override {
@@ -209,8 +284,9 @@ class SentimentExperiment : public TrainingExperiment {
     float negated_accuracy() const { return negated ? 100.0f * float(negated_right) / float(negated) : 0.0f; }
     float plain_accuracy() const { return plain ? 100.0f * float(plain_right) / float(plain) : 0.0f; }
   };
+  static constexpr int kMaxPadding = 24;
   bool compare_ = false;
-  int head_ = 1;
+  int head_ = 1, padding_ = 0;
   std::vector<SplitCount> split_partial_, split_;
 };
 

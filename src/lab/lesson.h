@@ -49,8 +49,10 @@ struct LessonValue {
 // written with step ids since layout 2; a link with a step number is from layout 1.
 //   1: the lessons up to commit 4fc1bf1 (issue 15)
 //   2: issue 22 (steps split, quiz options reordered, links by step id), up to 9b3fcce
-//   3: issue 22's second pass (quiz options reordered again; no step moved)
-constexpr int kLessonLayout = 3;
+//   3: issue 22's second pass (quiz options reordered again; no step moved), up to 1e080ec
+//   4: the lessons' second pass, item 6 (new steps: encoder-decoder/by-hand,
+//      uses/retrieval, uses/crf)
+constexpr int kLessonLayout = 4;
 
 struct LessonStep {
   std::string id;

@@ -19,25 +19,25 @@
 // ---------------------------------------------------------------- the page's side
 EM_JS(void, lab_trainer_start, (), {
   if (Module.labTrainer) return;
-  const t = Module.labTrainer = { inbox: [], failure: '', ready: false, worker: null };
+  const t = Module.labTrainer = { inbox: [], failure: "", ready: false, worker: null };
   const kMaxMessage = 64 * 1024 * 1024;
-  const fail = (why) => { if (!t.failure) t.failure = String(why).slice(0, 300) || 'unknown error'; };
+  const fail = (why) => { if (!t.failure) t.failure = String(why).slice(0, 300) || "unknown error"; };
   try {
-    const w = t.worker = new Worker('trainer-worker.js');
+    const w = t.worker = new Worker("trainer-worker.js");
     w.onmessage = (e) => {
       const d = e.data;
       if (d instanceof ArrayBuffer) {
         if (d.byteLength <= kMaxMessage) t.inbox.push(new Uint8Array(d));
-      } else if (d && typeof d === 'object' && d.type === 'ready') {
+      } else if (d && typeof d === "object" && d.type === "ready") {
         t.ready = true;
-      } else if (d && typeof d === 'object' && d.type === 'failed') {
-        fail(typeof d.why === 'string' ? d.why : 'the training worker failed');
+      } else if (d && typeof d === "object" && d.type === "failed") {
+        fail(typeof d.why === "string" ? d.why : "the training worker failed");
       }
     };
-    w.onerror = (e) => { fail('the training worker stopped: ' + (e && e.message ? e.message : 'an error')); if (e) e.preventDefault(); };
-    w.onmessageerror = () => fail('a message from the training worker could not be read');
+    w.onerror = (e) => { fail("the training worker stopped: " + (e && e.message ? e.message : "an error")); if (e) e.preventDefault(); };
+    w.onmessageerror = () => fail("a message from the training worker could not be read");
   } catch (e) {
-    fail('the training worker could not start: ' + (e && e.message ? e.message : e));
+    fail("the training worker could not start: " + (e && e.message ? e.message : e));
   }
 });
 EM_JS(void, lab_trainer_stop, (), {
@@ -49,7 +49,7 @@ EM_JS(void, lab_trainer_post, (const char* p, int n), {
   const t = Module.labTrainer;
   if (!t || !t.worker || t.failure) return;
   const b = HEAPU8.slice(p, p + n);
-  try { t.worker.postMessage(b.buffer, [b.buffer]); } catch (e) { t.failure = 'the training worker cannot be reached'; }
+  try { t.worker.postMessage(b.buffer, [b.buffer]); } catch (e) { t.failure = "the training worker cannot be reached"; }
 });
 EM_JS(int, lab_trainer_next_size, (), {
   const t = Module.labTrainer;
@@ -58,7 +58,7 @@ EM_JS(int, lab_trainer_next_size, (), {
 EM_JS(void, lab_trainer_take, (char* p), { HEAPU8.set(Module.labTrainer.inbox.shift(), p); });
 EM_JS(int, lab_trainer_ready, (), { return Module.labTrainer && Module.labTrainer.ready ? 1 : 0; });
 EM_JS(char*, lab_trainer_failure, (), {
-  const f = Module.labTrainer ? Module.labTrainer.failure : 'the training worker is gone';
+  const f = Module.labTrainer ? Module.labTrainer.failure : "the training worker is gone";
   const n = lengthBytesUTF8(f) + 1, p = _malloc(n);
   stringToUTF8(f, p, n);
   return p;

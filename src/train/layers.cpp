@@ -319,16 +319,28 @@ float head_scale_of(const std::vector<float>& scale, int h) { return h < int(sca
 }  // namespace
 
 void self_attention_forward(const SelfAttentionLayer& layer, const Mat& X, SelfAttentionTrace& tr,
-                            const AttentionEdits* edits) {
+                            const AttentionEdits* edits, int valid) {
   const int n = int(X.rows()), dh = layer.d_head;
   const float scale = 1.0f / std::sqrt(float(dh));  // keeps score variance ~1 as d_h grows
+  // Positions >= nv are padding: no query reads them (their scores would be -inf,
+  // their weights exactly 0), so each softmax runs over keys < nv only; and their
+  // own rows are not computed (Q, K, V and the outputs stay 0 there). The real rows
+  // get the very bits an unpadded input of nv rows gets.
+  const int nv = valid >= 0 && valid < n ? valid : n;
   tr.X = X;
+  tr.valid = nv;
   tr.head_scale = edits ? edits->head_scale : std::vector<float>();
-  tr.fixed_head = edits && edits->row >= 0 && edits->row < n ? edits->row_head : -1;
+  tr.fixed_head = edits && edits->row >= 0 && edits->row < nv ? edits->row_head : -1;
   tr.fixed_row = tr.fixed_head >= 0 ? edits->row : -1;
-  matmul(X, layer.W_Q.value, tr.Q);
-  matmul(X, layer.W_K.value, tr.K);
-  matmul(X, layer.W_V.value, tr.V);
+  const Mat Xv = nv < n ? Mat(X.topRows(nv)) : Mat();
+  const Mat& Xr = nv < n ? Xv : X;  // the rows that are not padding
+  matmul(Xr, layer.W_Q.value, tr.Q);
+  matmul(Xr, layer.W_K.value, tr.K);
+  matmul(Xr, layer.W_V.value, tr.V);
+  for (Mat* m : {&tr.Q, &tr.K, &tr.V}) {
+    m->conservativeResize(n, Eigen::NoChange);
+    m->bottomRows(n - nv).setZero();
+  }
   tr.P.assign(layer.heads, Mat());
   tr.concat.setZero(n, layer.heads * dh);
   std::vector<float> s(n);
@@ -337,8 +349,8 @@ void self_attention_forward(const SelfAttentionLayer& layer, const Mat& X, SelfA
     const float hs = head_scale_of(tr.head_scale, h);
     Mat& P = tr.P[h];
     P.setZero(n, n);
-    for (int i = 0; i < n; ++i) {
-      const int m = layer.causal ? i + 1 : n;  // visible keys
+    for (int i = 0; i < nv; ++i) {
+      const int m = layer.causal ? i + 1 : nv;  // visible keys
       if (h == tr.fixed_head && i == tr.fixed_row) {
         override_row(edits->row_weights, m, &P(i, 0));
       } else {
@@ -357,7 +369,7 @@ void self_attention_forward(const SelfAttentionLayer& layer, const Mat& X, SelfA
 }
 
 void self_attention_backward(SelfAttentionLayer& layer, const SelfAttentionTrace& tr, const Mat& dOut, Mat& dX) {
-  const int n = int(tr.X.rows()), dh = layer.d_head, hd = layer.heads * dh;
+  const int n = int(tr.X.rows()), nv = tr.valid, dh = layer.d_head, hd = layer.heads * dh;
   const float scale = 1.0f / std::sqrt(float(dh));
   Mat dconcat;
   if (layer.output_projection) {
@@ -366,17 +378,17 @@ void self_attention_backward(SelfAttentionLayer& layer, const SelfAttentionTrace
   } else {
     dconcat = dOut;
   }
-  Mat dQ = Mat::Zero(n, hd), dK = Mat::Zero(n, hd), dV = Mat::Zero(n, hd);
+  Mat dQ = Mat::Zero(nv, hd), dK = Mat::Zero(nv, hd), dV = Mat::Zero(nv, hd);
   std::vector<float> dp(n), ds(n);
   for (int h = 0; h < layer.heads; ++h) {
     const int off = h * dh;
     const float hs = head_scale_of(tr.head_scale, h);
     if (hs != 1.0f)  // dZ_h = scale * d(scaled Z_h)
-      for (int i = 0; i < n; ++i)
+      for (int i = 0; i < nv; ++i)
         for (int c = 0; c < dh; ++c) dconcat(i, off + c) *= hs;
     const Mat& P = tr.P[h];
-    for (int i = 0; i < n; ++i) {
-      const int m = layer.causal ? i + 1 : n;
+    for (int i = 0; i < nv; ++i) {  // padding rows were not computed: nothing flows back through them
+      const int m = layer.causal ? i + 1 : nv;
       for (int j = 0; j < m; ++j) {
         dp[j] = dot(&dconcat(i, off), &tr.V(j, off), dh);  // dL/dP(i, j)
         axpy(P(i, j), &dconcat(i, off), &dV(j, off), dh);  // dV_j += P_ij dZ_i
@@ -390,12 +402,18 @@ void self_attention_backward(SelfAttentionLayer& layer, const SelfAttentionTrace
       }
     }
   }
-  matmul_tn_add(tr.X, dQ, layer.W_Q.grad);
-  matmul_tn_add(tr.X, dK, layer.W_K.grad);
-  matmul_tn_add(tr.X, dV, layer.W_V.grad);
+  const Mat Xv = nv < n ? Mat(tr.X.topRows(nv)) : Mat();
+  const Mat& Xr = nv < n ? Xv : tr.X;
+  matmul_tn_add(Xr, dQ, layer.W_Q.grad);
+  matmul_tn_add(Xr, dK, layer.W_K.grad);
+  matmul_tn_add(Xr, dV, layer.W_V.grad);
   matmul_nt(dQ, layer.W_Q.value, dX);
   matmul_nt_add(dK, layer.W_K.value, dX);
   matmul_nt_add(dV, layer.W_V.value, dX);
+  if (nv < n) {  // the padding rows of X get no gradient
+    dX.conservativeResize(n, Eigen::NoChange);
+    dX.bottomRows(n - nv).setZero();
+  }
 }
 
 // ---------------------------------------------------------------- 6 attention pooling

@@ -138,6 +138,12 @@ void recurrent_backward(RecurrentLayer& layer, const RecurrentTrace& tr, const M
 //   out = concat W_O      (n, d_out)   or out = concat when there is no W_O
 // Causal (a decoder): query i sees keys 0..i only -- the softmax runs over those
 // i + 1 scores and P(i, j > i) = 0, exactly as if the later scores were -inf.
+// Padding (a review padded to a batch's common length): with `valid` = n_v <= n
+// the positions n_v.. are pads, masked out of every softmax the same way (their
+// scores -inf, their weights exactly 0); nothing reads them, so their own rows
+// are not computed (0 in Q, K, V, P and the output) and get no gradient. The real
+// rows are then bit for bit those of the unpadded input (tests/train checks this,
+// and checks the masked softmax against masked_softmax of attn/softmax.h).
 struct SelfAttentionLayer {
   int d_model = 0, heads = 1, d_head = 0;
   bool output_projection = true;
@@ -172,10 +178,12 @@ struct SelfAttentionTrace {
   Mat out;              // (n, d_out)
   std::vector<float> head_scale;  // as applied (empty: all 1)
   int fixed_head = -1, fixed_row = -1;  // the overridden row, if any
+  int valid = 0;        // rows 0..valid-1 are real; the rest are masked padding
 };
 
+// valid < 0 (or >= n): no padding. See "Padding" above.
 void self_attention_forward(const SelfAttentionLayer& layer, const Mat& X, SelfAttentionTrace& tr,
-                            const AttentionEdits* edits = nullptr);
+                            const AttentionEdits* edits = nullptr, int valid = -1);
 // dOut (n, d_out). Adds weight gradients; writes dX (n, d_model).
 void self_attention_backward(SelfAttentionLayer& layer, const SelfAttentionTrace& tr, const Mat& dOut,
                              Mat& dX);

@@ -5,6 +5,7 @@
 // train_step), evaluation and inspection (predict, head weights, shape table).
 #include "train/sentiment_model.h"
 
+#include <algorithm>
 #include <string>
 
 #include "attn/positional.h"
@@ -52,16 +53,32 @@ void SentimentModel::collect(ParamList& p) {
 }
 
 struct SentimentModel::Trace {
-  Mat X;        // (n, d) X': embedded, with PE added, appended or not at all
-  SelfAttentionTrace att;  // att.out = Z (n, h*d_h)
-  Mat mask;     // (1, h*d_h) dropout mask (all ones at evaluation)
+  int n = 0;    // words; rows n.. of X are pads
+  bool mask = true;
+  Mat X;        // (L, d) X': embedded (pads 0), with PE added, appended or not at all
+  SelfAttentionTrace att;  // att.out = Z (L, h*d_h)
+  Mat mask_drop;  // (1, h*d_h) dropout mask (all ones at evaluation)
   Mat dropped;  // (1, h*d_h) g'
   Mat logit;    // (1, 1)
 };
 
-void SentimentModel::forward(const std::vector<int>& ids, bool training, uint64_t noise_seed, Trace& tr) const {
+int SentimentModel::padded_length(const std::vector<int>& ids) const {
+  return std::max(int(ids.size()), desc_.pad_length);
+}
+
+void SentimentModel::forward(const std::vector<int>& ids, int length, bool mask, bool training, uint64_t noise_seed,
+                             Trace& tr) const {
+  const int n = int(ids.size()), L = std::max(n, length);
+  tr.n = n;
+  tr.mask = mask;
   Mat X;
-  embed_.forward(ids, X);
+  embed_.forward(ids, X);  // (n, d_e)
+  // Pad positions: no word, a zero row, then the position encoding like any row.
+  // Masked, nothing ever reads a pad, so its row stays 0 and the encoding is
+  // added to the words' rows only (the same numbers, less work).
+  const int encoded = mask ? n : L;
+  X.conservativeResize(encoded, Eigen::NoChange);
+  X.bottomRows(encoded - n).setZero();
   switch (desc_.position) {
     case PositionMode::none: tr.X = X; break;
     case PositionMode::sum: tr.X = add_sinusoidal_position(X); break;
@@ -73,63 +90,99 @@ void SentimentModel::forward(const std::vector<int>& ids, bool training, uint64_
       break;
     }
   }
-  self_attention_forward(attention_, tr.X, tr.att);
-  const Mat g = mean_rows(tr.att.out);
+  if (L > encoded) {
+    tr.X.conservativeResize(L, Eigen::NoChange);
+    tr.X.bottomRows(L - encoded).setZero();
+  }
+  // Masked: the pads' scores are -inf for every query and their rows are left
+  // out (layers.h); unmasked: they are keys, values and queries like the words.
+  self_attention_forward(attention_, tr.X, tr.att, nullptr, mask ? n : -1);
+  const Mat g = mask && L > n ? mean_rows(Mat(tr.att.out.topRows(n))) : mean_rows(tr.att.out);  // over the words only
   if (training && desc_.dropout > 0.0f) {
     Rng rng(noise_seed);
-    tr.mask = dropout_mask(1, int(g.cols()), desc_.dropout, rng);
+    tr.mask_drop = dropout_mask(1, int(g.cols()), desc_.dropout, rng);
   } else {
-    tr.mask = Mat::Ones(1, g.cols());
+    tr.mask_drop = Mat::Ones(1, g.cols());
   }
-  tr.dropped = apply_mask(g, tr.mask);
+  tr.dropped = apply_mask(g, tr.mask_drop);
   out_.forward(tr.dropped, tr.logit);
 }
 
 double SentimentModel::example_gradient(const Set& set, int i, float scale) {
+  const std::vector<int>& ids = set[size_t(i)].ids;
   Trace tr;
-  forward(set[size_t(i)].ids, true, mix_seed(desc_.seed, uint64_t(steps_), uint64_t(i)), tr);
+  forward(ids, padded_length(ids), desc_.mask_padding, true, mix_seed(desc_.seed, uint64_t(steps_), uint64_t(i)), tr);
   Mat dlogit(1, 1);
   const float l = binary_cross_entropy_logit(tr.logit(0, 0), float(set[size_t(i)].label), &dlogit(0, 0), scale);
   Mat ddropped, dX;
   out_.backward(tr.dropped, dlogit, &ddropped);
-  const Mat dZ = mean_rows_backward(apply_mask(ddropped, tr.mask), int(set[size_t(i)].ids.size()));
+  // The pooling's gradient goes to the rows it averaged: the n words when masked
+  // (the pads' rows get 0), all L rows when not.
+  const int L = int(tr.X.rows()), pooled = tr.mask ? tr.n : L;
+  Mat dZ = mean_rows_backward(apply_mask(ddropped, tr.mask_drop), pooled);
+  if (pooled < L) {
+    dZ.conservativeResize(L, Eigen::NoChange);
+    dZ.bottomRows(L - pooled).setZero();
+  }
   self_attention_backward(attention_, tr.att, dZ, dX);
   // PE is constant: dX passes through the sum; with concat only the learned
-  // columns go back to the embedding.
+  // columns go back to the embedding. Pad rows have no embedding to update.
+  const Mat dwords = L > tr.n ? Mat(dX.topRows(tr.n)) : dX;
   if (desc_.position == PositionMode::concat)
-    embed_.backward(set[size_t(i)].ids, combine_positional_backward(dX, sentiment_embed_width(desc_), CombineKind::concat));
+    embed_.backward(ids, combine_positional_backward(dwords, sentiment_embed_width(desc_), CombineKind::concat));
   else
-    embed_.backward(set[size_t(i)].ids, dX);
+    embed_.backward(ids, dwords);
   return l;
 }
 
 double SentimentModel::example_loss(const Set& set, int i) const {
+  const std::vector<int>& ids = set[size_t(i)].ids;
   Trace tr;
-  forward(set[size_t(i)].ids, true, mix_seed(desc_.seed, uint64_t(steps_), uint64_t(i)), tr);
+  forward(ids, padded_length(ids), desc_.mask_padding, true, mix_seed(desc_.seed, uint64_t(steps_), uint64_t(i)), tr);
   return binary_cross_entropy_logit(tr.logit(0, 0), float(set[size_t(i)].label), nullptr, 1.0f);
 }
 
 EvalResult SentimentModel::evaluate(const std::vector<data::Review>& set) const {
   return evaluate_examples(set, [&](const data::Review& r) {
     Trace tr;
-    forward(r.ids, false, 0, tr);
+    forward(r.ids, padded_length(r.ids), desc_.mask_padding, false, 0, tr);
     const float z = tr.logit(0, 0);
     return ExampleScore{binary_cross_entropy_logit(z, float(r.label), nullptr, 1.0f), (z > 0.0f) == (r.label == 1)};
   });
 }
 
 float SentimentModel::predict(const std::vector<int>& ids) const {
+  return predict(ids, padded_length(ids), desc_.mask_padding);
+}
+
+float SentimentModel::predict(const std::vector<int>& ids, int length, bool mask) const {
   if (ids.empty()) return 0.5f;
   Trace tr;
-  forward(ids, false, 0, tr);
+  forward(ids, length, mask, false, 0, tr);
   return sigmoid_f(tr.logit(0, 0));
 }
 
 std::vector<Mat> SentimentModel::head_weights(const std::vector<int>& ids) const {
+  // The words' own weights: (n, n), what the pads would add is not shown here.
+  std::vector<Mat> P = head_weights(ids, padded_length(ids), desc_.mask_padding);
+  const Eigen::Index n = Eigen::Index(ids.size());
+  for (Mat& p : P) p = Mat(p.topLeftCorner(n, n));
+  return P;
+}
+
+std::vector<Mat> SentimentModel::head_weights(const std::vector<int>& ids, int length, bool mask) const {
   if (ids.empty()) return {};
   Trace tr;
-  forward(ids, false, 0, tr);
+  forward(ids, length, mask, false, 0, tr);
   return tr.att.P;
+}
+
+float SentimentModel::weight_on_padding(const std::vector<int>& ids, int length, bool mask) const {
+  const std::vector<Mat> P = head_weights(ids, length, mask);
+  const Eigen::Index n = Eigen::Index(ids.size());
+  double total = 0.0;
+  for (const Mat& p : P) total += p.topRightCorner(n, p.cols() - n).sum() / double(n);
+  return P.empty() ? 0.0f : float(total / double(P.size()));
 }
 
 Mat SentimentModel::attention_received(const std::vector<int>& ids) const {
@@ -162,8 +215,11 @@ std::vector<ShapeInfo> SentimentModel::describe_shapes(int n, int batch) const {
   const int d = desc_.d_model, h = desc_.heads, dh = desc_.head_size, V = desc_.vocab;
   const int de = sentiment_embed_width(desc_), dp = desc_.position_width;
   std::vector<ShapeInfo> out = {
-      {"word ids", "(batch, n) = " + dims({batch, n}), "one review per row; the original pads to n = 80"},
-      {"embedding table", "(V, d_e) = " + dims({V, de}), "one learned row per word (original V = 10,000)"},
+      {"word ids", "(batch, n) = " + dims({batch, n}),
+       desc_.pad_length > 0 ? "one review per row, its words then pads up to n = " + std::to_string(desc_.pad_length) +
+                                  " (the original pads to 80)"
+                            : "one review per row; the original pads to n = 80"},
+      {"embedding table", "(V, d_e) = " + dims({V, de}), "one learned row per word (original V = 20,000)"},
       {"embedded X", "(batch, n, d_e) = " + dims({batch, n, de}), "row i = the embedding of word i"},
   };
   switch (desc_.position) {
@@ -181,6 +237,10 @@ std::vector<ShapeInfo> SentimentModel::describe_shapes(int n, int batch) const {
                      std::to_string(de) + " learned columns, then " + std::to_string(dp) + " position columns"});
       break;
   }
+  if (desc_.pad_length > 0)
+    out.insert(out.begin() + 1, {"padding mask", "(batch, n) = " + dims({batch, n}),
+                                 desc_.mask_padding ? "1 on words, 0 on pads: a pad's score is -inf, and the mean skips it"
+                                                    : "off: pads are attended to and averaged like words"});
   const std::string drop = desc_.dropout > 0.0f ? "p = " + percent(desc_.dropout) + " while training, identity when evaluating"
                                                 : "off: g passes unchanged";
   const std::vector<ShapeInfo> rest = {

@@ -188,6 +188,13 @@ TrainRun::TrainRun(const RunDesc& desc) : desc_(desc) {
         d.head_size = std::max(1, d.d_model / desc.heads);
       }
       if (desc.dropout >= 0.0f) d.dropout = desc.dropout;
+      d.pad_length = desc.pad_length;
+      if (d.pad_length < 0) {  // the longest review, over both splits
+        d.pad_length = 0;
+        for (const auto* split : {&train, &heldout})
+          for (const data::Review& r : *split) d.pad_length = std::max(d.pad_length, int(r.ids.size()));
+      }
+      d.mask_padding = desc.mask_padding;
       task_ = make_task(seeded(d, desc), &sentiment_, train, heldout, score_plain<SentimentModel>);
     } else {
       BiRnnClassifierDesc d;

@@ -78,6 +78,9 @@ struct RunDesc {
   float dropout = -1.0f;      // sentiment model: dropout rate (< 0: its default 0.5; 0: off)
   std::string corpus_text;    // language models: the raw corpus (the bytes of its cached
                               // files); empty: read from data::default_corpus_dir()
+  int pad_length = -1;        // sentiment model: the common length reviews are padded to
+                              // (< 0: the longest review of the data; 0: no padding)
+  bool mask_padding = true;   // sentiment model: pads masked out of the softmax and the pooling
 };
 
 // One model with its data, behind what TrainRun needs: a step on a batch,

@@ -101,7 +101,7 @@ std::vector<double> normalise(const std::vector<double>& s, double eps) {
 
 }  // namespace
 
-TEST_CASE("transformer: LayerNorm rows have mean 0 and variance 1 before the gain; gamma and beta apply after") {
+TEST_CASE("transformer: LayerNorm rows have mean 0 and variance 1 before the gain, gamma and beta apply after") {
   Rng rng(11);
   const int n = 5, d = 7;
   Mat S = random_mat(rng, n, d, 3.0f);
@@ -132,7 +132,7 @@ TEST_CASE("transformer: LayerNorm rows have mean 0 and variance 1 before the gai
   check_close("constant row gives beta", f.output, Mat(beta.transpose()), 0.0, 0.0);
 }
 
-TEST_CASE("transformer: GELU is the erf form (not the tanh approximation); both derivatives match finite differences") {
+TEST_CASE("transformer: GELU is the erf form (not the tanh approximation), both derivatives match finite differences") {
   Mat x(1, 4);
   x << 1.0f, -0.5f, 2.5f, -3.0f;
   const Mat g = activate(x, Activation::gelu);

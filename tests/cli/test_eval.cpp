@@ -594,7 +594,7 @@ TEST_CASE("eval: positional and rnn gradients (lstm, bidirectional, vector h0)")
                        "h", {"x", "h0", "w_ih", "w_hh"});
 }
 
-TEST_CASE("eval: transformer_block gradients (post-norm relu causal two heads; pre-norm gelu)") {
+TEST_CASE("eval: transformer_block gradients (post-norm relu causal two heads, pre-norm gelu)") {
   const std::vector<std::string> all = {"x",         "w_q",       "b_q",       "w_k",      "b_k", "w_v", "b_v",
                                         "w_o",       "b_o",       "ln1_gamma", "ln1_beta", "ln2_gamma",
                                         "ln2_beta",  "w_1",       "b_1",       "w_2",      "b_2"};

@@ -293,6 +293,9 @@ TEST_CASE("train_induction: the repeated half drops below the first, and switchi
     CHECK(head == "2.1");
     CHECK(sc(2, 0) == doctest::Approx(0.89).epsilon(0.01));
     CHECK(sc(3, 0) == doctest::Approx(0.90).epsilon(0.01));
+    // The ablate step's quiz: "a layer-1 head has an induction score near 0".
+    CHECK(sc(0, 0) < 0.1f);
+    CHECK(sc(1, 0) < 0.1f);
   }
   // Switching it off is a view setting: no restart, same weights, loss up at once.
   REQUIRE(ex->set_view_setting("ablate", head));
@@ -314,37 +317,56 @@ TEST_CASE("train_induction: the repeated half drops below the first, and switchi
   MESSAGE("redirected row " << number(r, "redirectRow") << " onto position 2: predicts " << number(r, "redirectedPrediction")
                             << ", token there " << number(r, "tokenAtKey"));
   CHECK(number(r, "redirectedPrediction") == number(r, "tokenAtKey"));
-  // Over ten held-out sequences and every position k of their last row.
-  int follows = 0, tries = 0;
+  // Over ten held-out sequences and every position k of their last row; and the
+  // same without the position the row already reads most (the quiz asks about
+  // moving it somewhere else).
+  int follows = 0, tries = 0, moved_follows = 0, moved_tries = 0;
+  const std::string head_key = "head_" + head.substr(0, 1) + "_" + head.substr(2, 1);
   auto sweep = [&] {
-    follows = tries = 0;
+    follows = tries = moved_follows = moved_tries = 0;
     for (int e = 0; e < 10; ++e) {
       REQUIRE(ex->set_view_setting("example", std::to_string(e)));
+      REQUIRE(ex->set_view_setting("redirect", "-1"));
+      const attn::Mat own = ex->view().mats.at(head_key);  // the row as the model computes it
       for (int k = 0; k < 16; ++k) {
         REQUIRE(ex->set_view_setting("redirect", std::to_string(k)));
         const attn::json::Value x = ex->status();
         if (number(x, "redirectKey") != k) break;  // past the last query
-        follows += number(x, "redirectedPrediction") == number(x, "tokenAtKey");
+        const bool followed = number(x, "redirectedPrediction") == number(x, "tokenAtKey");
+        follows += followed;
         ++tries;
+        Eigen::Index reads = 0;
+        own.row(Eigen::Index(number(x, "redirectRow"))).maxCoeff(&reads);
+        if (reads == k) continue;
+        moved_follows += followed;
+        ++moved_tries;
       }
     }
   };
   // Not always: the other layer-2 head also learned induction and still reads
   // the right position; with it switched off the redirected head decides more
-  // often. Chance would be 1 in 16. (Seed 1 after 300 steps: 42 and 70 of 106.)
+  // often. Chance would be 1 in 16. (Seed 1 after 300 steps: 42 and 70 of 106;
+  // moved elsewhere than where the row reads most, which the lesson quotes, 32 and 60 of 96.)
   sweep();
   const int both = follows;
-  MESSAGE("the prediction followed the redirected row in " << follows << " of " << tries << " cases");
+  MESSAGE("the prediction followed the redirected row in " << follows << " of " << tries << " cases; moved elsewhere than "
+          "where it reads most, in "
+          << moved_follows << " of " << moved_tries);
   CHECK(follows >= 0.35 * tries);
   // The redirect step's after-text quotes these two counts.
   CHECK(tries == 106);
   CHECK(follows == 42);
+  CHECK(moved_tries == 96);
+  CHECK(moved_follows == 32);
   REQUIRE(ex->set_view_setting("ablate", head == "2.1" ? "2.0" : "2.1"));
   sweep();
-  MESSAGE("with the other layer-2 head off: " << follows << " of " << tries << " cases");
+  MESSAGE("with the other layer-2 head off: " << follows << " of " << tries << " cases; moved elsewhere, " << moved_follows << " of "
+                                              << moved_tries);
   CHECK(follows >= 0.6 * tries);
   CHECK(follows > both);
   CHECK(follows == 70);
+  CHECK(moved_tries == 96);
+  CHECK(moved_follows == 60);
 }
 
 TEST_CASE("train_induction: a head scaled rather than switched off, and an attention row dragged weight by weight") {
@@ -486,7 +508,40 @@ TEST_CASE("train_sentiment: the learner's options reach the model, two settings 
   CHECK(ex->view().mats.at("head_weights").rows() == w.rows());
 }
 
-TEST_CASE("train_sentiment: one head stalls on the negated reviews; eight heads get past them (the lesson's exercise)") {
+TEST_CASE("train_sentiment: the padding mask per model, and the padding slider changes only the picture") {
+  CHECK(!attn::run_demo("train_sentiment", settings({{"mask", "maybe"}})).error.empty());
+  CHECK(!attn::run_demo("train_sentiment", settings({{"padding", "25"}})).error.empty());
+  auto ex = attn::make_experiment("train_sentiment", settings({{"compare", "on"}, {"heads_b", "4"}, {"mask_b", "off"},
+                                                                {"example", "2"}, {"steps", "20"}}));
+  REQUIRE(ex);
+  while (!ex->done()) ex->advance(5.0);
+  const auto st = ex->status();
+  CHECK(run_status(st, 0).find("name")->as_string() == "PE sum, 4 heads, dropout on");
+  CHECK(run_status(st, 1).find("name")->as_string() == "PE sum, 4 heads, dropout on, no mask");
+  const attn::DemoOutputs out = ex->view();
+  for (const char* id : {"set_mask", "set_mask_b", "set_padding", "padding-curve", "padding", "padding-note"})
+    CHECK_MESSAGE(has_panel(out, id), id);
+  // Rows: A (masked), B (no mask), A with its mask removed; 0, 4, ..., 24 more pads.
+  const attn::Mat curve = out.mats.at("padding_curve"), now = out.mats.at("padding");
+  REQUIRE(curve.rows() == 3);
+  REQUIRE(curve.cols() == 7);
+  CHECK(out.mats.at("pads")(0, 6) == 24.0f);
+  for (Eigen::Index c = 1; c < 7; ++c) CHECK(curve(0, c) == curve(0, 0));  // masked: pads change nothing
+  CHECK(std::abs(curve(2, 6) - curve(2, 0)) > 1e-4f);                      // unmasked: they do
+  CHECK(now(0, 1) == 0.0f);  // masked: no weight on the pads
+  CHECK(now(1, 1) > 0.0f);
+  CHECK(now(2, 1) > 0.0f);
+  CHECK(now(0, 0) == curve(0, 0));
+  // The slider: the picture changes, the training does not restart.
+  CHECK(ex->set_view_setting("padding", "8"));
+  CHECK(ex->progress() == 20);
+  const attn::Mat later = ex->view().mats.at("padding");
+  CHECK(later(0, 0) == now(0, 0));
+  CHECK(later(1, 0) == doctest::Approx(curve(1, 2)));
+  CHECK(later(2, 1) > now(2, 1));  // more pads, more of the words' attention on them
+}
+
+TEST_CASE("train_sentiment: one head stalls on the negated reviews, eight heads get past them (the lesson's exercise)") {
   // Measured (seed 1, 350 steps): 1 head 90.2% held out at step 350 (every one of
   // the 487 reviews without a negation right, 54 of the 113 with one), 8 heads
   // 100%. (91.8%, 64 of the 113, is the one head's figure after 600 steps.)
@@ -568,6 +623,16 @@ TEST_CASE("train_word_order: without positions self-attention stays at chance, w
     // Order-blind: each held-out sentence and its twin (same words, animals
     // swapped, opposite label) get the same answer, so exactly half are right.
     CHECK(number(plain, "accuracy") == doctest::Approx(0.5).epsilon(1e-6));
+    // The order step's after-text: the RNN 93.5% after 10 steps and 100% from
+    // step 20; with positions 50%, 77% and 99.5% after 10, 20 and 30 steps, 100% from 40.
+    const double pos = number(run_status(status, 1), "accuracy"), rnn = number(run_status(status, 2), "accuracy");
+    CAPTURE(last_eval);
+    if (last_eval == 10) CHECK(std::abs(rnn - 0.935) < 0.001);
+    if (last_eval >= 20) CHECK(rnn == 1.0);
+    if (last_eval == 10) CHECK(std::abs(pos - 0.5) < 0.001);
+    if (last_eval == 20) CHECK(std::abs(pos - 0.77) < 0.001);
+    if (last_eval == 30) CHECK(std::abs(pos - 0.995) < 0.001);
+    if (last_eval >= 40) CHECK(pos == 1.0);
   }
   const attn::json::Value status = ex->status();
   MESSAGE("after " << number(status, "steps") << " steps (" << ex->work_ms() << " ms of work): training loss no positions "
@@ -575,6 +640,8 @@ TEST_CASE("train_word_order: without positions self-attention stays at chance, w
                    << ", RNN " << number(run_status(status, 2), "loss"));
   CHECK(number(run_status(status, 1), "accuracy") > 0.9);
   CHECK(number(run_status(status, 2), "accuracy") > 0.9);
+  // "its training loss stays at about 0.69, which is ln 2"
+  CHECK(std::abs(number(run_status(status, 0), "loss") - std::log(2.0)) < 0.01);
   // The twins panel: the order-blind model gives both sentences the same p.
   const attn::DemoOutputs out = ex->view();
   CHECK(has_panel(out, "twins"));
@@ -661,7 +728,16 @@ TEST_CASE("measure: train_induction over the lesson's 600 steps, both halves" * 
     curve += std::to_string(int(x(0, c))) + ": " + std::to_string(h(0, c)).substr(0, 4) + " / " +
              std::to_string(h(1, c)).substr(0, 4) + "; ";
     if (x(0, c) > 0) first_min = std::min(first_min, h(0, c));
-    if (int(x(0, c)) == 400) CHECK(h(1, c) == doctest::Approx(0.1).epsilon(0.3));  // "by step 400 it is about 0.1"
+    if (int(x(0, c)) == 400) CHECK(std::abs(h(1, c) - 0.1f) < 0.03f);  // "by step 400 it is about 0.1"
+    // The pairs the after-text quotes, first half / repeated half.
+    const std::map<int, std::pair<float, float>> quoted = {
+        {75, {2.93f, 2.49f}}, {100, {3.09f, 2.10f}}, {150, {3.20f, 0.91f}}, {200, {3.09f, 0.31f}}};
+    const auto q = quoted.find(int(x(0, c)));
+    if (q != quoted.end()) {
+      CAPTURE(q->first);
+      CHECK(std::abs(h(0, c) - q->second.first) < 0.02f);
+      CHECK(std::abs(h(1, c) - q->second.second) < 0.02f);
+    }
   }
   MESSAGE("held-out loss, first half / repeated half, by step: " << curve);
   MESSAGE("lowest first-half loss after step 0: " << first_min << " (ln 16 = " << std::log(16.0) << ")");
@@ -683,6 +759,10 @@ TEST_CASE("train_translation: forcing one output word's alignment onto another s
   MESSAGE("love: 爱 " << align(1, 1) << ", 。 " << align(1, 3));
   CHECK(align(1, 1) > 0.9f);
   CHECK(align(1, 3) < 0.01f);
+  // "China" settles on 中国 in the same way.
+  Eigen::Index china = 0;
+  align.row(2).maxCoeff(&china);
+  CHECK(china == 2);
   CHECK(e->find("forcedDecoded") == nullptr);
   // Word 3 ("China") made to read only 我 (source word 0), then only 爱 (1).
   REQUIRE(ex->set_view_setting("force_step", "2"));
@@ -705,6 +785,23 @@ TEST_CASE("train_translation: forcing one output word's alignment onto another s
   REQUIRE(ex->set_view_setting("force_source", "7"));
   CHECK(ex->status().find("example")->find("forcedDecoded") == nullptr);
   CHECK(attn::run_demo("train_translation", settings({{"force_step", "10"}})).error == "'force_step' must be between -1 and 9");
+}
+
+// The induction lesson's translator step forces word 3 onto 我 (seed 1 writes
+// "I love dogs ."); its after-text says what seeds 2 and 3 write there (not run
+// by default): "I love apples ." and, unchanged, "I love China .".
+TEST_CASE("measure: train_translation, word 3 forced onto 我 with seeds 2 and 3" * doctest::skip()) {
+  for (const std::string seed : {"2", "3"}) {
+    auto ex = attn::make_experiment("train_translation", settings({{"seed", seed}}));
+    while (!ex->done()) ex->advance(50.0);
+    const std::string decoded = ex->status().find("example")->find("decoded")->as_string();
+    REQUIRE(ex->set_view_setting("force_step", "2"));
+    REQUIRE(ex->set_view_setting("force_source", "0"));
+    const std::string forced = ex->status().find("example")->find("forcedDecoded")->as_string();
+    MESSAGE("seed " << seed << ": 我 爱 中国 。 decodes to " << decoded << "; word 3 forced onto 我: " << forced);
+    CHECK(decoded == "I love China . <eos>");
+    CHECK(forced == (seed == "2" ? "I love apples . <eos>" : "I love China . <eos>"));
+  }
 }
 
 TEST_CASE("train_induction: the ablation bars give the repeated-half loss rise of each head, the best induction head's the largest") {
@@ -732,7 +829,7 @@ TEST_CASE("train_induction: the ablation bars give the repeated-half loss rise o
     const attn::Mat a = ex->view().mats.at("ablation");
     MESSAGE("head " << head << " off: repeated-half loss " << a(0, 0) << " -> " << a(0, 1) << " (rise " << a(0, 2) << ")");
     // The ablate step quotes 0.15 with every head, 0.65 and 0.66 (layer 1), 0.84 and 1.05 (layer 2).
-    CHECK(a(0, 0) == doctest::Approx(0.15).epsilon(0.05));
+    CHECK(std::abs(a(0, 0) - 0.15f) < 0.005f);
     const std::map<std::string, double> quoted = {{"1.0", 0.65}, {"1.1", 0.66}, {"2.0", 0.84}, {"2.1", 1.05}};
     CHECK(a(0, 1) == doctest::Approx(quoted.at(head)).epsilon(0.01));
     CHECK(a(0, 2) == doctest::Approx(a(0, 1) - a(0, 0)));

@@ -349,7 +349,7 @@ TEST_CASE("a matrix that claims a huge shape is refused before anything is alloc
   CHECK(dropped[0].find("200000 rows, more than 64") != std::string::npos);
 }
 
-TEST_CASE("a state that loads saves and loads again to the same thing; numbers beyond float range are refused") {
+TEST_CASE("a state that loads saves and loads again to the same thing, numbers beyond float range are refused") {
   const std::string head = "{\"version\": 2, \"lang\": \"zh\", \"edits\": {\"a/b\": {\"m\": {\"q\": [[";
   const std::string tail = ", 0], [0, 1]]}}}}";
   for (const char* bad : {"1e39", "-1e39", "3.5e38"}) {

@@ -767,7 +767,7 @@ TEST_CASE("checks and solutions name labels that hold <, >, commas or brackets b
 }
 
 // ---------------------------------------------------------------- wrapped lines of Chinese
-TEST_CASE("wrapped lines of Chinese join without a space; Latin next to Chinese keeps its space") {
+TEST_CASE("wrapped lines of Chinese join without a space, Latin next to Chinese keeps its space") {
   // Chinese to Chinese, and a full-width mark on either side: nothing between.
   CHECK(joins_without_space("它分三步完成", "先用每个位置的查询"));
   CHECK(joins_without_space("每一对得到一个原始分数；", "再把每一行分数变成权重"));
@@ -797,10 +797,11 @@ TEST_CASE("wrapped lines of Chinese join without a space; Latin next to Chinese 
   CHECK(l.steps[0].text.get("zh") == "注意力分三步完成。先打分，再用 softmax 归一化，最后用 softmax 得到的权重“求和”，一共 3 步。");
 }
 
-// ---------------------------------------------------------------- layouts 1 and 2 against today's lessons
+// ---------------------------------------------------------------- layouts 1 to 3 against today's lessons
 // Nothing a learner saved breaks. Saved progress and old links name steps by
 // position, and saved quiz answers name options by position. Below are layout 1,
-// the lessons at commit 4fc1bf1, and layout 2, the lessons at commit 9b3fcce, as
+// the lessons at commit 4fc1bf1, layout 2, the lessons at commit 9b3fcce, and
+// layout 3, the lessons at commit 1e080ec, as
 // saved state and links see them: each lesson's steps in order, each quiz with
 // its right option (from 1) and its options' English text, each exercise. (Made
 // once from the lesson files at those commits.) Every old link and saved place
@@ -1019,6 +1020,114 @@ quiz recap/mixed/shuffle-and-heads: 3 | More heads notice the new order | Only t
 quiz recap/mixed/hard-and-scale: 1 | Hard attention: nearly all the weight goes to the top key | Uniform attention: every key, the same weight | Local attention: a window opens around the top key
 )layout";
 
+const char* kLayout3 = R"layout(
+steps first-look: idea | three-tokens | scaled
+quiz first-look/idea/mix-by-hand: 2 | 10 | 7.5 | 7 | 5
+quiz first-look/three-tokens/who-wins: 1 | cats | chase | mice
+exercise first-look/three-tokens/cats-to-mice
+quiz first-look/scaled/sharper-or-flatter: 3 | Sharper: the largest weight in each row grows | Exactly the same: softmax ignores the scale | Flatter: closer to equal shares
+steps focus: reading | bird | three-stages | soft-vs-hard
+quiz focus/reading/focus-share: 2 | About 0.2 | About 0.5 | About 0.9
+exercise focus/reading/ask-what
+exercise focus/bird/beak-only
+exercise focus/three-stages/ask-for-lime
+quiz focus/soft-vs-hard/flip-to-apple: 3 | Double it, to [3, 0] | Halve it, to [0.75, 0] | Add some sour, to [1.5, 1]
+exercise focus/soft-vs-hard/almost-hard
+steps inside-the-score: geometry | relevance-row | values | projections
+quiz inside-the-score/geometry/both-longer: 3 | It stays the same | It doubles | It becomes four times as large
+exercise inside-the-score/geometry/right-angle
+exercise inside-the-score/geometry/favour-mice
+exercise inside-the-score/relevance-row/chase-irrelevant
+quiz inside-the-score/values/same-values: 1 | Exactly u | Zero | It depends on the weights
+exercise inside-the-score/values/mice-in-action
+quiz inside-the-score/projections/symmetric: 2 | Less than 0.40 | Also 0.40, exactly | It cannot be known from this
+exercise inside-the-score/projections/one-way
+steps scoring: five-scores | dk-slider
+quiz scoring/five-scores/exactly-double: 2 | Dot and scaled dot only | Dot, scaled dot and general | All but cosine
+exercise scoring/five-scores/general-to-mice
+quiz scoring/dk-slider/gradient-trend: 3 | It grows with d_k, as the scores do | It stays level, like the scaled one | It shrinks, far below the scaled one
+exercise scoring/dk-slider/saturate
+steps kinds: modes | local-p | train-hard | cross-self
+quiz kinds/modes/hard-gradient: 1 | Only v_cat: the query and the keys get none | q_cat and every key, as in soft attention | None at all: a hard pick blocks every gradient
+exercise kinds/modes/flip-to-mat
+exercise kinds/local-p/look-right
+quiz kinds/train-hard/backprop-limit: 3 | How long it trains: in time the classifier makes up for the scorer | Nothing: it stays at a blind guess, 25%, as it cannot learn | How often its fixed rule happens to pick the bright patch
+quiz kinds/cross-self/rows-after-switch: 2 | 3, one per target word | 4, one per source token | 7, one per token of both sentences
+exercise kinds/cross-self/love-to-ai
+steps encoder-decoder: alignment | decoding | without-attention
+quiz encoder-decoder/alignment/stop-for-love: 1 | Almost none, less than 0.01 | About a quarter, as before training: it never learns which word is which | Most of it: 。 is in nearly every sentence, so it is always there to use
+quiz encoder-decoder/decoding/question-first-word: 3 | On 我, the first Chinese word | Spread over all five words: nothing has been written yet to align with | On the end of the sentence, 吗 ？, which makes it a question
+quiz encoder-decoder/without-attention/one-vector: 2 | About 70%: far behind | About 90%: a few points behind | Level with the model with attention, near 100%
+steps self-attention: matrix-form | multihead | heads-vs-layers
+exercise self-attention/matrix-form/a3-to-a1
+quiz self-attention/multihead/split-shape: 1 | (1, 2, 4, 2) | (1, 2, 4, 4) | (1, 4, 2, 2)
+exercise self-attention/multihead/sat-to-cat
+quiz self-attention/heads-vs-layers/unit2-row: 3 | It stays the same: W_Q and W_K did not change | It gets sharper: unit 2 now compares richer, already mixed vectors | It gets flatter: it compares mixtures, which are more alike than the rows of X
+exercise self-attention/heads-vs-layers/pass-through
+steps position: shuffle | sinusoids
+quiz position/shuffle/reversed: 1 | The same numbers as before, now in the last row | Different numbers, because "dog" is now the object | The numbers "man" had before, as the new last word
+exercise position/shuffle/bites-stays
+quiz position/sinusoids/slow-turn: 3 | About 6 | About 60 | About 600
+exercise position/sinusoids/fast-clock
+steps heads-parallel: what-heads-learn | parallel | measured
+quiz heads-parallel/what-heads-learn/path-length: 3 | 5 in both: information moves one word per step | 1 in both: every network reads the whole input | 1 in self-attention, 5 in an RNN
+exercise heads-parallel/what-heads-learn/look-ahead
+quiz heads-parallel/parallel/one-lane: 1 | The RNN | Self-attention | Both the same
+exercise heads-parallel/parallel/more-work-fewer-rounds
+quiz heads-parallel/measured/doubling: 2 | Both about double | The RNN's about doubles; attention's grows towards four times | Attention's about doubles, while the RNN's grows four times
+steps transformer-block: causal | block | layernorm
+quiz transformer-block/causal/why-mask: 1 | Read "sat", the very token it must predict, and copy it. | Read the whole sentence, which only helps: more context, better predictions. | See "sat", but the loss at "cat" never rewards using it.
+quiz transformer-block/causal/unchanged-row: 4 | the | cat | sat | down
+exercise transformer-block/causal/look-back
+quiz transformer-block/block/residual-off: 2 | It stays: LayerNorm puts each row back the way it was anyway. | It falls: only what the sublayers make of x is left, and that points elsewhere. | It rises: the sublayers no longer disturb x.
+quiz transformer-block/layernorm/pre-norm-mean: 3 | Exactly the mean of x's row: the residual carries x through | Still exactly 0: the block still has two LayerNorms | The mean of x's row plus whatever the sublayers add
+exercise transformer-block/layernorm/silence-feature
+steps rnn-vs-attention: distance | gates | pooling | order | positions-not-rnn
+quiz rnn-vs-attention/distance/which-falls: 3 | the RNN | the LSTM, built to remember | self-attention | all three of them
+exercise rnn-vs-attention/distance/gates-pay-off
+quiz rnn-vs-attention/gates/lstm-loss-64: 2 | It falls steadily but not far enough to pass the test | It stays at ln 8 ≈ 2.08, a blind guess's loss, all the way | It falls to about 1.6, as the plain RNN's does
+quiz rnn-vs-attention/pooling/pooled-where: 3 | Nearly evenly over the words, as averaging does | On the first and last words, where the two directions of the GRU end | On the sentiment words and the negations
+quiz rnn-vs-attention/order/no-positions-ends: 2 | Near 100%: it only learns more slowly than the others | Exactly 50%, at every test | Between 50% and 100%: the feed-forward layer picks up some order
+quiz rnn-vs-attention/positions-not-rnn/why-positions: 1 | An RNN brings back n steps in a row and long paths between words | An RNN under attention cannot be trained with it end to end | Position encodings carry more order information than an RNN state
+steps uses: translation | summary | captioning | entailment | reading | classification | labelling | relations | when-it-fits
+quiz uses/translation/article-row: 1 | Flat, with a quarter on each source word | All on 书, the noun it comes before | All on 买了, the word before it
+exercise uses/translation/article-looks-at-noun
+quiz uses/summary/food-draws-on: 2 | Only "bread", the first food word it meets | "bread" and "milk", about half each: both are food | "of" and "and"
+exercise uses/summary/up-to-rose
+exercise uses/captioning/next-word-ball
+quiz uses/entailment/indoors-aligns: 1 | outside | ball | None: it contradicts every word, so its weights stay flat
+exercise uses/entailment/pair-by-agreement
+quiz uses/reading/rest-share: 1 | About 0.2 | Almost none, under 0.02 | About half
+exercise uses/reading/ask-where
+quiz uses/classification/great-share: 3 | All of it: the softmax picks the best word | About 0.4: "truly" and "found" take their share | About 0.75: most of it, but not all
+exercise uses/classification/plain-average
+quiz uses/labelling/tom-looks: 3 | On "to", the word just before it | On Mary, the other person | On "sold", the verb
+exercise uses/labelling/tom-hears-to
+exercise uses/relations/pair-paris
+quiz uses/when-it-fits/fits-least: 2 | Rating a 300-word product review that turns on a few words | Flagging a fault from 20 sensor numbers that always all matter alike | Matching each word of a question with the sentence of a paragraph that answers it
+exercise uses/when-it-fits/price-and-delivery
+steps sentiment-model: model | options | compare | heads
+quiz sentiment-model/model/pooled-shape: 3 | (16, 12, 32) | (16, 12) | (16, 32) | (16, 1)
+quiz sentiment-model/options/stalled: 2 | The Chinese reviews | Reviews with not, never or 不 in them | Reviews that open with a person and a place | The longest reviews
+exercise sentiment-model/options/past-the-plateau
+quiz sentiment-model/compare/no-positions: 3 | Near chance, about 50% | Stuck near 92%, like the one-head model | Level with model A, near 100%
+quiz sentiment-model/heads/heads-divide: 1 | No: they split the work, some on "not" and others elsewhere | Yes: all four look most at "not", which decides the label | Yes: all four look most at "fantastic", the sentiment word
+steps induction-heads: train | ablate | redirect | prompt | translator
+quiz induction-heads/train/loss-shape: 3 | It falls steadily, by about the same amount at every step of training. | It never gets below the first half's. | It waits near the first half's, then falls within about 100 steps.
+quiz induction-heads/ablate/layer-one: 2 | Nothing: only induction heads matter for the repeated half. | It rises too: the layer-2 head relies on what layer 1 wrote there. | It falls: one head fewer means less noise.
+exercise induction-heads/ablate/worst-head
+quiz induction-heads/redirect/redirect-follows: 3 | A letter not in the sequence | Still the right letter: one head cannot change the prediction | Often the letter at the position you chose: the head copies what it reads
+quiz induction-heads/prompt/continue: 1 | the letter A | the letter C | the letter K | the letter F
+quiz induction-heads/prompt/new-letter: 2 | It confidently predicts A, the letter that followed F. | It is unsure: there is no earlier G to copy from. | It predicts G again, the last letter it read.
+quiz induction-heads/translator/forced: 3 | It stays "China": the alignment is only drawn beside the model | It becomes "I", the English word for 我 | It changes, but to a word that need not translate 我
+steps recap: map | qkv-special | mixed
+quiz recap/map/one-sentence: 1 | A weighted sum of the values, its weights computed from this input | A weighted sum of the values, its weights learned once and then fixed | A weighted sum of the keys, its weights computed from this input
+exercise recap/qkv-special/long-wins
+quiz recap/mixed/long-sentences: 2 | The feed-forward layer, one product per pair of words; it buys capacity | The score table, n² entries; it buys a one-step path between any two words | The position encoding, a new column per position; it buys a sense of order
+quiz recap/mixed/shuffle-and-heads: 3 | More heads notice the new order, so the rows change | Only the first head's part of each row changes | The same rows, in reverse order, whatever the heads
+quiz recap/mixed/hard-and-scale: 1 | Hard attention: nearly all weight on the top key | Uniform attention: every key gets the same weight | Local attention: a window opens around the top key
+)layout";
+
 // Quizzes and exercises of an earlier layout that were replaced: their saved
 // answers and hint counts belong to a question or task that is no longer asked,
 // so they are not carried over to the one that took its place.
@@ -1057,6 +1166,12 @@ const std::set<std::string> kRemovedInLayout3Quizzes = {
     "uses/least-gain",                     // the right option had none of the text's signs; now fits-least
     "sentiment-model/heads-on-not",        // which head does what is one seed's choice; now heads-divide
 };
+// Replaced in layout 4 (after the second independent read): saved answers of
+// layout 3 to these no longer apply.
+const std::set<std::string> kRemovedInLayout4Quizzes = {
+    "rnn-vs-attention/which-falls",        // answered by the path-length step; now lstm-against-rnn
+    "induction-heads/new-letter",          // the question held the rule; now two-new-letters
+};
 const std::set<std::string> kRemovedInLayout3Exercises = {
     "self-attention/same-unit2",           // solved by switching unit 2 off; now pass-through
     "uses/ask-delivery",                   // the same query swap as three others; now price-and-delivery
@@ -1065,7 +1180,8 @@ const std::set<std::string> kRemovedInLayout3Exercises = {
 // Everything replaced since `layout` (saved answers of that layout do not apply).
 bool removed_since(int layout, const std::string& key, bool quiz) {
   if (layout < 2 && (quiz ? kRemovedInLayout2Quizzes : kRemovedInLayout2Exercises).count(key)) return true;
-  return layout < 3 && (quiz ? kRemovedInLayout3Quizzes : kRemovedInLayout3Exercises).count(key);
+  if (layout < 3 && (quiz ? kRemovedInLayout3Quizzes : kRemovedInLayout3Exercises).count(key)) return true;
+  return layout < 4 && quiz && kRemovedInLayout4Quizzes.count(key);
 }
 
 struct OldQuiz {
@@ -1097,7 +1213,7 @@ std::vector<std::string> split_on(const std::string& s, char sep) {
 OldLayout old_layout(int layout) {
   OldLayout out;
   out.layout = layout;
-  for (const std::string& line : split_on(layout == 1 ? kLayout1 : kLayout2, '\n')) {
+  for (const std::string& line : split_on(layout == 1 ? kLayout1 : layout == 2 ? kLayout2 : kLayout3, '\n')) {
     if (line.empty()) continue;
     const size_t space = line.find(' '), colon = line.find(':');
     const std::string kind = line.substr(0, space);
@@ -1131,9 +1247,9 @@ std::string saved_head(int layout) {
 
 }  // namespace
 
-TEST_CASE("layouts 1 and 2: every old link and saved place lands on the step of the same id") {
+TEST_CASE("layouts 1 to 3: every old link and saved place lands on the step of the same id") {
   const LessonSet set = load_embedded_lessons();
-  for (const int layout : {1, 2}) {
+  for (const int layout : {1, 2, 3}) {
     CAPTURE(layout);
     const OldLayout old = old_layout(layout);
     REQUIRE(old.steps.size() == 15);
@@ -1168,13 +1284,13 @@ TEST_CASE("layouts 1 and 2: every old link and saved place lands on the step of 
           CHECK(step_index(*l, entry.second[later]) > st.furthest.at(lesson_id));
       }
     }
-    CHECK(steps == (layout == 1 ? 53 : 57));
+    CHECK(steps == (layout == 1 ? 53 : 57));  // layout 3 had the steps of layout 2
   }
 }
 
-TEST_CASE("layouts 1 and 2: every saved quiz answer stays on its option, right stays right and wrong stays wrong") {
+TEST_CASE("layouts 1 to 3: every saved quiz answer stays on its option, right stays right and wrong stays wrong") {
   const LessonSet set = load_embedded_lessons();
-  for (const int layout : {1, 2}) {
+  for (const int layout : {1, 2, 3}) {
     CAPTURE(layout);
     const OldLayout old = old_layout(layout);
     REQUIRE(old.quizzes.size() == (layout == 1 ? 46u : 53u));
@@ -1217,9 +1333,9 @@ TEST_CASE("layouts 1 and 2: every saved quiz answer stays on its option, right s
   }
 }
 
-TEST_CASE("layouts 1 and 2: every saved hint count stays with its exercise") {
+TEST_CASE("layouts 1 to 3: every saved hint count stays with its exercise") {
   const LessonSet set = load_embedded_lessons();
-  for (const int layout : {1, 2}) {
+  for (const int layout : {1, 2, 3}) {
     CAPTURE(layout);
     const OldLayout old = old_layout(layout);
     REQUIRE(old.exercises.size() == (layout == 1 ? 39u : 37u));

@@ -13,15 +13,19 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "data/long_range.h"
 #include "data/patches.h"
 #include "data/sentiment.h"
 #include "data/translation.h"
+#include "attn/multihead.h"
 #include "data/word_order.h"
+#include "support/attn_test_util.h"
 #include "support/gradcheck.h"
 #include "train/birnn_classifier.h"
 #include "train/glimpse.h"
@@ -68,6 +72,27 @@ std::vector<data::Review> tiny_reviews() {
 }
 
 const std::vector<int> kBoth = {0, 1};
+
+// A sentiment model small enough for finite differences: d = 8 (4 + 4 with
+// concatenated positions), `heads` heads of 8 / heads.
+SentimentModelDesc tiny_sentiment_desc(PositionMode position, int heads, uint64_t seed) {
+  SentimentModelDesc d;
+  d.vocab = 6;
+  d.d_model = 8;
+  d.position = position;
+  d.position_width = 4;
+  d.heads = heads;
+  d.head_size = 8 / heads;
+  d.seed = seed;
+  return d;
+}
+
+// Held-out accuracy of a fresh run after `steps` training steps.
+float accuracy_after(const RunDesc& d, int steps) {
+  TrainRun run(d);
+  run.run_for(1e9, steps);
+  return run.evaluate().accuracy;
+}
 
 }  // namespace
 
@@ -172,7 +197,7 @@ TEST_CASE("data: word-order sentences come in twins -- same words, animals swapp
   CHECK(data::word_order_text(d, d.test[0].tokens).find("dog") != std::string::npos);
 }
 
-TEST_CASE("data: sentiment reviews are distinct, balanced, bilingual; names and places carry no label") {
+TEST_CASE("data: sentiment reviews are distinct, balanced, bilingual, names and places carry no label") {
   const data::SentimentData s = data::make_sentiment_data({});
   CHECK(s.train.size() == 2400);
   CHECK(s.test.size() == 600);
@@ -212,7 +237,7 @@ TEST_CASE("data: sentiment reviews are distinct, balanced, bilingual; names and 
   CHECK(data::sentiment_word_role("杭州") == data::WordRole::place);
 }
 
-TEST_CASE("data: patch images have one bright shape; distractors are faint and of other classes") {
+TEST_CASE("data: patch images have one bright shape, distractors are faint and of other classes") {
   const data::PatchData d = data::make_patch_data({});
   CHECK(d.train.size() == 1200);
   for (const auto& img : d.train) {
@@ -341,15 +366,8 @@ TEST_CASE("model gradients: sentiment model with every position mode, 1 to 8 hea
         CAPTURE(std::string(position_mode_name(position)));
         CAPTURE(heads);
         CAPTURE(dropout);
-        SentimentModelDesc d;
-        d.vocab = 6;
-        d.d_model = 8;
-        d.position = position;
-        d.position_width = 4;
-        d.heads = heads;
-        d.head_size = 8 / heads;
+        SentimentModelDesc d = tiny_sentiment_desc(position, heads, 2);
         d.dropout = dropout;
-        d.seed = 2;
         REQUIRE(sentiment_desc_error(d).empty());
         SentimentModel m(d);
         m.forward_backward(set, kBoth);
@@ -361,7 +379,89 @@ TEST_CASE("model gradients: sentiment model with every position mode, 1 to 8 hea
       }
 }
 
-TEST_CASE("sentiment model: without positions it cannot tell word orders apart; with them it can") {
+TEST_CASE("model gradients: sentiment model on padded reviews, the pads masked and not") {
+  // Reviews of 4 and 3 words padded to 7: the masked loss must not see the pads,
+  // the unmasked one must; both backward passes against finite differences.
+  const auto set = tiny_reviews();
+  for (PositionMode position : {PositionMode::none, PositionMode::sum, PositionMode::concat})
+    for (bool mask : {true, false}) {
+      CAPTURE(std::string(position_mode_name(position)));
+      CAPTURE(mask);
+      SentimentModelDesc d = tiny_sentiment_desc(position, 2, 4);
+      d.pad_length = 7;
+      d.mask_padding = mask;
+      SentimentModel m(d);
+      m.forward_backward(set, kBoth);
+      check_model("sentiment, padded", m.params(), [&] { return double(m.loss(set, kBoth)); });
+      d.pad_length = 0;
+      SentimentModel unpadded(d);
+      const float padded_loss = m.loss(set, kBoth), plain_loss = unpadded.loss(set, kBoth);
+      if (mask) CHECK(padded_loss == plain_loss);  // the very same bits
+      else CHECK(std::abs(padded_loss - plain_loss) > 1e-4f);
+    }
+}
+
+TEST_CASE("sentiment model: masked pads get weight 0 and change nothing, unmasked, the prediction moves with the padding") {
+  SentimentModelDesc d;
+  d.vocab = 6;
+  d.seed = 5;
+  SentimentModel m(d);
+  const std::vector<int> ids = {1, 3, 2, 5};
+  const float plain = m.predict(ids);
+  for (int length : {4, 5, 9, 20}) {
+    CAPTURE(length);
+    CHECK(m.predict(ids, length, true) == plain);  // bit for bit
+    CHECK(m.weight_on_padding(ids, length, true) == 0.0f);
+    const std::vector<Mat> P = m.head_weights(ids, length, true);
+    REQUIRE(P.size() == 4u);
+    CHECK(P[0].rows() == length);
+    CHECK(P[0].topLeftCorner(4, 4).rowwise().sum().minCoeff() == doctest::Approx(1.0f));
+  }
+  // Unmasked, every word gives the pads a share, and more pads take more.
+  const float w5 = m.weight_on_padding(ids, 5, false), w9 = m.weight_on_padding(ids, 9, false),
+              w20 = m.weight_on_padding(ids, 20, false);
+  CHECK(w5 > 0.0f);
+  CHECK(w9 > w5);
+  CHECK(w20 > w9);
+  CHECK(m.predict(ids, 4, false) == plain);  // no pads: nothing to mask
+  CHECK(std::abs(m.predict(ids, 20, false) - plain) > 1e-3f);
+}
+
+TEST_CASE("agreement: the padding mask of the training layer equals masked_softmax (-inf scores) of src/attn") {
+  // Reference: attn's multi-head attention with a padding mask, whose masked
+  // scores are -inf before a stable softmax. The training layer skips the pads
+  // instead; the words' weights and outputs must agree, the pads' stay 0.
+  Rng rng(17);
+  SelfAttentionLayer layer;
+  layer.init("mha", 6, 2, 3, 0, rng);
+  const Mat X = attn::test::random_mat(rng, 7, 6);
+  for (int valid : {1, 4, 7}) {
+    CAPTURE(valid);
+    SelfAttentionTrace tr;
+    self_attention_forward(layer, X, tr, nullptr, valid);
+    MultiHeadDesc desc;
+    desc.heads = 2;
+    desc.mask = MaskKind::padding;
+    desc.key_lengths = {valid};
+    MultiHeadParams params;
+    params.W_Q = layer.W_Q.value;
+    params.W_K = layer.W_K.value;
+    params.W_V = layer.W_V.value;
+    const MultiHeadResult ref = self_attention_forward(X, desc, params);
+    REQUIRE(ref.ok());
+    for (int h = 0; h < 2; ++h) {
+      attn::test::check_close("masked weights", Mat(tr.P[size_t(h)].topRows(valid)), Mat(ref.weights[size_t(h)].topRows(valid)), 2e-6, 2e-5);
+      if (valid < 7) CHECK(tr.P[size_t(h)].rightCols(7 - valid).cwiseAbs().maxCoeff() == 0.0f);
+    }
+    attn::test::check_close("masked output", Mat(tr.out.topRows(valid)), Mat(ref.output.topRows(valid)), 2e-5, 2e-5);
+    // The real rows are those of the unpadded input, bit for bit.
+    SelfAttentionTrace alone;
+    self_attention_forward(layer, Mat(X.topRows(valid)), alone);
+    CHECK((Mat(tr.out.topRows(valid)) == alone.out));
+  }
+}
+
+TEST_CASE("sentiment model: without positions it cannot tell word orders apart, with them it can") {
   const std::vector<int> ids = {1, 3, 2, 5}, shuffled = {5, 2, 1, 3};
   for (PositionMode position : {PositionMode::none, PositionMode::sum, PositionMode::concat}) {
     CAPTURE(std::string(position_mode_name(position)));
@@ -375,7 +475,7 @@ TEST_CASE("sentiment model: without positions it cannot tell word orders apart; 
   }
 }
 
-TEST_CASE("sentiment model: a desc that does not fit is named; the shape tables follow the options") {
+TEST_CASE("sentiment model: a desc that does not fit is named, the shape tables follow the options") {
   SentimentModelDesc d;
   d.vocab = 10;
   CHECK(sentiment_desc_error(d).empty());
@@ -458,7 +558,33 @@ TEST_CASE("measure: sentiment attention received by word role" * doctest::skip()
       line += " h" + std::to_string(h + 1) + ":" + r.words[size_t(j)];
     }
     MESSAGE("review " << k << " (" << r.label << "): " << data::join_words(r.words) << " |" << line);
+    if (k == 0) {
+      // "On review 0, heads 1 and 3 look most at "not", head 4 at "fantastic",
+      // and head 2 ... at "i"."
+      CHECK(data::join_words(r.words) == "i thought the coffee was not fantastic .");
+      CHECK(line == " h1:not h2:i h3:not h4:fantastic");
+    }
   }
+  // The heads step's after-text (seed 1, 600 steps, all 600 held-out reviews, a
+  // multiple of an even share), each to the precision it is quoted with.
+  REQUIRE(heads == 4);
+  const auto role = [&](int h, data::WordRole r) { return sum[size_t(h - 1)][size_t(r)] / count[size_t(r)]; };
+  using R = data::WordRole;
+  for (int h : {1, 3}) {
+    CAPTURE(h);
+    CHECK(std::abs(role(h, R::negation) - 11.2) < 0.05);  // "give negation words 11.2"
+    for (R r : {R::positive, R::negative}) {             // "and sentiment words 8 to 10"
+      CHECK(role(h, r) >= 7.5);
+      CHECK(role(h, r) < 10.5);
+    }
+    CHECK(role(h, R::name) < 0.01);  // "and names and places less than 0.01"
+    CHECK(role(h, R::place) < 0.01);
+  }
+  CHECK(std::abs(role(2, R::negative) - 11.0) < 0.05);     // "Head 2 looks at negative words (11.0)"
+  CHECK(std::abs(role(2, R::positive) - 0.3) < 0.05);      // "and hardly at positive ones (0.3)"
+  CHECK(std::abs(role(4, R::positive) - 11.1) < 0.05);     // "head 4 ... positive words 11.1"
+  CHECK(std::abs(role(4, R::negative) - 0.002) < 0.0005);  // "and negative ones 0.002"
+  CHECK(std::abs(role(4, R::negation) - 4.7) < 0.05);      // "and negation words 4.7"
 }
 
 TEST_CASE("measure: sentiment options" * doctest::skip()) {
@@ -473,6 +599,23 @@ TEST_CASE("measure: sentiment options" * doctest::skip()) {
       {PositionMode::sum, 4, 0.0f},  {PositionMode::sum, 1, 0.0f},  {PositionMode::sum, 2, 0.0f},
       {PositionMode::none, 4, 0.0f}, {PositionMode::none, 1, 0.5f}, {PositionMode::none, 2, 0.5f},
       {PositionMode::none, 8, 0.5f}, {PositionMode::concat, 8, 0.5f}};
+  // What one run gives: held-out reviews right every 25 steps (right[s / 25]),
+  // and at steps 350 and 600 the negated reviews right.
+  struct Result {
+    int n = 0;
+    std::vector<int> right;
+    int neg350 = -1, neg600 = -1, plain350 = -1;
+    int first_full() const {  // the first step at which every held-out review is right
+      for (size_t i = 0; i < right.size(); ++i)
+        if (right[i] == n) return int(i) * 25;
+      return -1;
+    }
+    int at(int step) const { return right[size_t(step / 25)]; }
+    float max_from(int step) const {
+      return float(*std::max_element(right.begin() + step / 25, right.end())) / float(n);
+    }
+  };
+  std::map<std::tuple<uint64_t, PositionMode, int, float>, Result> results;
   // Held-out accuracy (per mille) every 25 steps to 600, and at steps 350 and 600
   // the reviews right among those with a negation word and among the rest.
   for (uint64_t seed : {1, 2, 3})
@@ -484,10 +627,14 @@ TEST_CASE("measure: sentiment options" * doctest::skip()) {
       d.heads = c.heads;
       d.dropout = c.dropout;
       TrainRun run(d);
+      Result& res = results[{seed, c.position, c.heads, c.dropout}];
+      res.n = int(run.sentiment_data().test.size());
       std::string line;
       for (int s = 0; s <= 600; s += 25) {
         if (s > 0) run.run_for(1e9, 25);
-        line += " " + std::to_string(int(run.evaluate().accuracy * 1000.0f + 0.5f));
+        const float acc = run.evaluate().accuracy;
+        res.right.push_back(int(acc * float(res.n) + 0.5f));
+        line += " " + std::to_string(int(acc * 1000.0f + 0.5f));
         if (s == 350 || s == 600) {
           int neg = 0, neg_right = 0, plain = 0, plain_right = 0;
           for (const data::Review& r : run.sentiment_data().test) {
@@ -499,10 +646,176 @@ TEST_CASE("measure: sentiment options" * doctest::skip()) {
           }
           line += " [neg " + std::to_string(neg_right) + "/" + std::to_string(neg) + " plain " + std::to_string(plain_right) + "/" +
                   std::to_string(plain) + "]";
+          (s == 350 ? res.neg350 : res.neg600) = neg_right;
+          if (s == 350) res.plain350 = plain_right;
+          CHECK(neg == 113);  // "of the 113 with one"
         }
       }
       MESSAGE("seed " << seed << " " << std::string(position_mode_name(c.position)) << " h" << c.heads << " drop " << c.dropout << ":" << line);
     }
+  const auto R = [&](uint64_t seed, PositionMode p, int heads, float dropout) -> const Result& {
+    return results.at({seed, p, heads, dropout});
+  };
+  const PositionMode sum = PositionMode::sum, none = PositionMode::none, concat = PositionMode::concat;
+  REQUIRE(R(1, sum, 1, 0.5f).n == 600);
+  // Step options, after-text (seed 1): "at step 350 the one-head model is right on
+  // all 487 reviews without a negation word and on 54 of the 113 with one, 90.2%
+  // in all; after 600 steps it is at 91.8% (64 of the 113)."
+  const Result& one = R(1, sum, 1, 0.5f);
+  CHECK(one.plain350 == 487);
+  CHECK(one.neg350 == 54);
+  CHECK(one.at(350) == 487 + 54);  // 90.2%
+  CHECK(one.neg600 == 64);
+  CHECK(one.at(600) == 551);  // 91.8%
+  // The quiz: one head "hovers around 90% to the end" of the page's 350 steps.
+  CHECK(one.max_from(150) < 0.93f);
+  // "Two heads stall at the same level, and switching dropout off does not help
+  // either": neither gets past 93% in 600 steps, and at step 600 both are where
+  // the one head is (64 of the 113 negated reviews right).
+  const Result& two = R(1, sum, 2, 0.5f);
+  CHECK(two.max_from(0) < 0.93f);
+  CHECK(two.neg600 == 64);
+  CHECK(two.at(600) == one.at(600));
+  const Result& one_nodrop = R(1, sum, 1, 0.0f);
+  CHECK(one_nodrop.max_from(0) < 0.93f);
+  CHECK(one_nodrop.neg600 == 64);
+  // "more heads, at the same width, get past the plateau: 8 heads by step 350, 4
+  // heads by step 425"; the exercise's hint: "8 heads: measured here, 100% at step
+  // 350. 4 heads get there at step 425, or at step 325 with dropout off."
+  CHECK(R(1, sum, 8, 0.5f).first_full() == 350);
+  CHECK(R(1, sum, 4, 0.5f).first_full() == 425);
+  CHECK(R(1, sum, 4, 0.0f).first_full() == 325);
+  // Step compare, after-text (seed 1): "A first reaches 100% of the held-out
+  // reviews at step 425 (it slips by one review at step 500), B reaches it at step
+  // 450 and stays. ... at step 350 it had 96.0% against A's 93.0%, with 89 of the
+  // 113 negated reviews right against A's 71."
+  const Result &A = R(1, sum, 4, 0.5f), &B = R(1, none, 4, 0.5f);
+  CHECK(A.first_full() == 425);
+  for (int s = 425; s <= 600; s += 25) {
+    CAPTURE(s);
+    CHECK(A.at(s) == (s == 500 ? 599 : 600));
+  }
+  CHECK(B.first_full() == 450);
+  for (int s = 450; s <= 600; s += 25) {
+    CAPTURE(s);
+    CHECK(B.at(s) == 600);
+  }
+  CHECK(B.at(350) == 576);  // 96.0%
+  CHECK(A.at(350) == 558);  // 93.0%
+  CHECK(B.neg350 == 89);
+  CHECK(A.neg350 == 71);
+  // "With seeds 2 and 3, A again reached 100%, and B 99.0% and 100%" (B at step 600).
+  CHECK(R(2, sum, 4, 0.5f).first_full() > 0);
+  CHECK(R(3, sum, 4, 0.5f).first_full() > 0);
+  CHECK(R(2, none, 4, 0.5f).at(600) == 594);  // 99.0%
+  CHECK(R(3, none, 4, 0.5f).at(600) == 600);
+  // "Concatenated positions reached 100% at step 500 with seed 1, but with seed 3
+  // they stayed near 92% for all 600 steps."
+  CHECK(R(1, concat, 4, 0.5f).first_full() == 500);
+  const Result& concat3 = R(3, concat, 4, 0.5f);
+  CHECK(concat3.max_from(0) < 0.93f);
+  CHECK(std::abs(float(concat3.at(600)) / 600.0f - 0.92f) < 0.005f);
+  // "Leaving positions out even helped the single head of the previous step: 95.2%
+  // at step 600 instead of 91.8%."
+  CHECK(R(1, none, 1, 0.5f).at(600) == 571);  // 95.2%
+}
+
+TEST_CASE("convergence: the sentiment model without the padding mask stalls, with the mask removed, A flips most answers") {
+  // sentiment.lesson, step padding (seed 1, 600 steps): every review padded to 20,
+  // the longest. A (masked) first reaches 100% held out at step 425; B (the same
+  // model trained without the mask) hovers between 89% and 93% from step 200 and
+  // ends at 92.5%. A used without its mask: its words give the pads 0.44 of their
+  // attention and 283 of 600 answers stay right (317 flip). B with 8 more pads:
+  // 34 answers change. Review 2 ("赵磊 上 周 去 了 广州 。 早餐 非常 完美 。"):
+  // B gives 1.00, 0.83 with 4 more pads, 0.60 with 8; A stays at 1.00.
+  RunDesc d;
+  d.kind = RunKind::sentiment;
+  TrainRun a(d);
+  d.mask_padding = false;
+  TrainRun b(d);
+  REQUIRE(a.sentiment()->desc().pad_length == 20);
+  std::string line;
+  int a_full = -1;
+  float b_low = 1.0f, b_high = 0.0f, b_last = 0.0f;
+  for (int s = 25; s <= 600; s += 25) {
+    a.run_for(1e9, 25);
+    b.run_for(1e9, 25);
+    const float ea = a.evaluate().accuracy, eb = b.evaluate().accuracy;
+    line += " " + std::to_string(s) + ": " + std::to_string(int(ea * 1000.0f + 0.5f)) + "/" + std::to_string(int(eb * 1000.0f + 0.5f));
+    if (a_full < 0 && ea >= 1.0f) a_full = s;
+    if (s >= 200) b_low = std::min(b_low, eb), b_high = std::max(b_high, eb);
+    b_last = eb;
+  }
+  MESSAGE("held-out accuracy (per mille), masked / not:" << line);
+  CHECK(a_full == 425);
+  CHECK(b_low > 0.885f);
+  CHECK(b_high < 0.93f);
+  CHECK(b_last == doctest::Approx(0.925f));
+  const SentimentModel &ma = *a.sentiment(), &mb = *b.sentiment();
+  const auto& test = a.sentiment_data().test;
+  int a_right = 0, a_flips = 0, b_flips = 0;
+  double a_on_pads = 0.0;
+  for (const data::Review& r : test) {
+    const int L = ma.padded_length(r.ids);
+    const bool pa = ma.predict(r.ids, L, false) > 0.5f;
+    a_right += pa == (r.label == 1);
+    a_flips += pa != (ma.predict(r.ids) > 0.5f);
+    a_on_pads += ma.weight_on_padding(r.ids, L, false);
+    b_flips += (mb.predict(r.ids, L + 8, false) > 0.5f) != (mb.predict(r.ids) > 0.5f);
+  }
+  MESSAGE("A without its mask: " << a_right << " right, " << a_flips << " flipped, on the pads " << a_on_pads / double(test.size())
+                                  << "; B with 8 more pads: " << b_flips << " changed");
+  CHECK(a_right == 283);
+  CHECK(a_flips == 317);
+  CHECK(a_on_pads / double(test.size()) == doctest::Approx(0.44).epsilon(0.02));
+  CHECK(b_flips == 34);
+  const data::Review& r2 = test[2];
+  REQUIRE(data::join_words(r2.words) == "赵磊 上 周 去 了 广州 。 早餐 非常 完美 。");
+  const int L2 = mb.padded_length(r2.ids);
+  CHECK(mb.predict(r2.ids) == doctest::Approx(1.0f).epsilon(0.002));
+  CHECK(mb.predict(r2.ids, L2 + 4, false) == doctest::Approx(0.83f).epsilon(0.01));
+  CHECK(mb.predict(r2.ids, L2 + 8, false) == doctest::Approx(0.60f).epsilon(0.01));
+  for (int extra : {0, 8, 24}) CHECK(ma.predict(r2.ids, L2 + extra, true) == ma.predict(r2.ids));
+  CHECK(ma.predict(r2.ids) == doctest::Approx(1.0f).epsilon(0.002));
+}
+
+TEST_CASE("measure: padding, seeds 2 and 3 (the padding step quotes them)" * doctest::skip()) {
+  // The padding step's numbers (pinned above for seed 1) with other seeds: B, trained
+  // without the mask, its lowest and highest held-out accuracy from step 200 and at
+  // step 600; A used without its mask, how many of the 600 answers stay right.
+  for (uint64_t seed : {2, 3}) {
+    RunDesc d;
+    d.kind = RunKind::sentiment;
+    d.seed = seed;
+    TrainRun a(d);
+    d.mask_padding = false;
+    TrainRun b(d);
+    std::string line;
+    int a_full = -1;
+    float b_low = 1.0f, b_high = 0.0f, b_last = 0.0f;
+    for (int s = 25; s <= 600; s += 25) {
+      a.run_for(1e9, 25);
+      b.run_for(1e9, 25);
+      const float ea = a.evaluate().accuracy, eb = b.evaluate().accuracy;
+      line += " " + std::to_string(s) + ": " + std::to_string(int(ea * 1000.0f + 0.5f)) + "/" + std::to_string(int(eb * 1000.0f + 0.5f));
+      if (a_full < 0 && ea >= 1.0f) a_full = s;
+      if (s >= 200) b_low = std::min(b_low, eb), b_high = std::max(b_high, eb);
+      b_last = eb;
+    }
+    const SentimentModel& ma = *a.sentiment();
+    int a_right = 0;
+    for (const data::Review& r : a.sentiment_data().test)
+      a_right += (ma.predict(r.ids, ma.padded_length(r.ids), false) > 0.5f) == (r.label == 1);
+    MESSAGE("seed " << seed << ", held-out accuracy (per mille), masked / not:" << line);
+    MESSAGE("seed " << seed << ": A first at 100% at step " << a_full << "; B from step 200 between " << b_low << " and " << b_high
+                    << ", at step 600 " << b_last << "; A without its mask: " << a_right << " of "
+                    << a.sentiment_data().test.size() << " right");
+    // What the padding step's quizzes quote for these seeds: B ends at 93.0% and
+    // 95.0%, behind A at 100%; A without its mask keeps 566 and 356 of 600.
+    CHECK(a.evaluate().accuracy == 1.0f);
+    CHECK(int(b_last * 1000.0f + 0.5f) == (seed == 2 ? 930 : 950));
+    CHECK(a_right == (seed == 2 ? 566 : 356));
+  }
 }
 
 // Measurements behind the numbers the encoder-decoder, kinds and rnn-vs-attention
@@ -579,6 +892,32 @@ TEST_CASE("measure: seq2seq without attention, a longer run (seed 1, 1000 steps)
   MESSAGE("without attention, held-out token accuracy (per mille) by step:" << line);
   MESSAGE("first >= 95% at step " << first95 << "; after it, between " << lo << " and " << hi);
   CHECK(first95 == 380);
+  // "then hovered between 93.5% and 97.7%"
+  CHECK(std::abs(lo - 0.935f) < 0.0015f);
+  CHECK(std::abs(hi - 0.977f) < 0.0015f);
+}
+
+TEST_CASE("measure: seq2seq with and without attention at the page's 300 steps, seeds 1 to 5" * doctest::skip()) {
+  // encoder-decoder lesson, step without-attention: where the model without
+  // attention is when both stop, for more than the page's one seed.
+  float lo = 1.0f, hi = 0.0f;
+  for (uint64_t seed : {1, 2, 3, 4, 5}) {
+    float acc[2] = {0.0f, 0.0f};
+    for (int with : {1, 0}) {
+      RunDesc d;
+      d.kind = with ? RunKind::translation_additive : RunKind::translation_none;
+      d.seed = seed;
+      acc[with] = accuracy_after(d, 300);
+    }
+    MESSAGE("seed " << seed << ": held-out token accuracy at step 300, with attention " << acc[1] << ", without " << acc[0]);
+    CHECK(acc[0] < acc[1]);
+    lo = std::min(lo, acc[0]);
+    hi = std::max(hi, acc[0]);
+  }
+  MESSAGE("without attention, seeds 1 to 5: between " << lo << " and " << hi);
+  // The step's after-text: "with seeds 1 to 5 it ended between 90% and 95.5%".
+  CHECK(lo > 0.895f);
+  CHECK(hi < 0.96f);
 }
 
 TEST_CASE("measure: hard attention on the patch task, the page's 600 steps" * doctest::skip()) {
@@ -626,12 +965,15 @@ TEST_CASE("measure: BiGRU pooling, attention against averaging, the page's 200 s
   TrainRun avg(d);
   std::string line;
   int both_full = -1;
+  const int n_test = int(att.sentiment_data().test.size());
+  int att100 = -1, avg100 = -1;  // held-out reviews right at step 100
   for (int s = 25; s <= 200; s += 25) {
     att.run_for(1e9, 25);
     avg.run_for(1e9, 25);
     const float a = att.evaluate().accuracy, b = avg.evaluate().accuracy;
     line += " " + std::to_string(s) + ": " + std::to_string(a).substr(0, 5) + " / " + std::to_string(b).substr(0, 5) + ";";
     if (both_full < 0 && a >= 1.0f && b >= 1.0f) both_full = s;
+    if (s == 100) att100 = int(a * float(n_test) + 0.5f), avg100 = int(b * float(n_test) + 0.5f);
   }
   const auto& test = att.sentiment_data().test;
   double sentiment = 0.0, names = 0.0;
@@ -651,7 +993,31 @@ TEST_CASE("measure: BiGRU pooling, attention against averaging, the page's 200 s
   // The pooling step quotes: both at 100% by step 175; about 86% and 3%.
   CHECK(both_full == 175);
   CHECK(sentiment / double(n) == doctest::Approx(0.86).epsilon(0.01));
-  CHECK(names / double(n) == doctest::Approx(0.03).epsilon(0.2));
+  CHECK(names / double(n) >= 0.025);  // "about 3%" (0.026 measured)
+  CHECK(names / double(n) < 0.035);
+  // The after-text of quiz average-at-100 (seed 1): "after 100 steps attention
+  // pooling is right on 98.8% of test reviews and averaging on 88.3%".
+  MESSAGE("seed 1 at step 100: attention " << att100 << " of " << n_test << ", average " << avg100);
+  REQUIRE(n_test == 600);
+  CHECK(att100 == 593);  // 98.8%
+  CHECK(avg100 == 530);  // 88.3%
+  // Other seeds at step 100, the page's settings otherwise.
+  for (uint64_t seed : {2, 3, 4, 5}) {
+    RunDesc ds;
+    ds.seed = seed;
+    ds.kind = RunKind::birnn_attention;
+    const float a = accuracy_after(ds, 100);
+    ds.kind = RunKind::birnn_average;
+    const float b = accuracy_after(ds, 100);
+    MESSAGE("seed " << seed << " at step 100: attention " << a << " (" << int(a * float(n_test) + 0.5f) << "), average " << b
+                    << " (" << int(b * float(n_test) + 0.5f) << ")");
+    CAPTURE(seed);
+    CHECK(b < a);  // averaging is behind attention at step 100 in every seed
+    // The after-text: behind by 5.0 to 9.5 points with seeds 2 to 5.
+    const int gap = int(a * float(n_test) + 0.5f) - int(b * float(n_test) + 0.5f);  // reviews; 6 per point
+    CHECK(gap >= 30);
+    CHECK(gap <= 57);
+  }
 }
 
 TEST_CASE("measure: long-range at k = 32 and 64, the page's 300 steps in batches of 16, and the LSTM for 1200" *
@@ -674,22 +1040,47 @@ TEST_CASE("measure: long-range at k = 32 and 64, the page's 300 steps in batches
                                                                  : (k == 32 ? 0.924 : 0.122);
       CHECK(acc == doctest::Approx(quoted).epsilon(0.01));
     }
+  // The distance step's quiz: at k = 64 the LSTM ends below the plain RNN, near a
+  // blind guess. Seeds 2 and 3 (the after-text says they agree with seed 1).
+  for (uint64_t seed : {2, 3}) {
+    float acc[2] = {0.0f, 0.0f};
+    for (int i = 0; i < 2; ++i) {
+      RunDesc d;
+      d.kind = i == 0 ? RunKind::long_range_rnn : RunKind::long_range_lstm;
+      d.distance = 64;
+      d.batch_size = 16;
+      d.seed = seed;
+      acc[i] = accuracy_after(d, 300);
+    }
+    MESSAGE("k = 64, seed " << seed << ": RNN " << acc[0] << ", LSTM " << acc[1]);
+    CHECK(acc[1] < acc[0]);
+    CHECK(acc[1] < 0.2f);
+  }
   RunDesc d;
   d.kind = RunKind::long_range_lstm;
   d.distance = 64;
   d.batch_size = 16;
   TrainRun run(d);
   std::string line;
+  std::map<int, double> by_step;
   for (int s = 100; s <= 1200; s += 100) {
     run.run_for(1e9, 100);
     const std::vector<float>& losses = run.losses();
     double mean = 0.0;
     for (size_t i = losses.size() - 25; i < losses.size(); ++i) mean += losses[i] / 25.0;
     line += " " + std::to_string(s) + ": " + std::to_string(mean).substr(0, 5) + ";";
+    by_step[s] = mean;
   }
   MESSAGE("LSTM at k = 64, training loss (mean of the last 25 steps) by step:" << line << " held-out accuracy "
                                                                                << run.evaluate().accuracy);
   CHECK(run.evaluate().accuracy < 0.15f);  // "still no better than a blind guess" (1 in 8)
+  // "it only begins to creep down after about 800 steps, to about 1.8 by the end"
+  for (int s = 100; s <= 700; s += 100) {
+    CAPTURE(s);
+    CHECK(by_step.at(s) > 2.0);
+  }
+  CHECK(by_step.at(800) < 2.0);
+  CHECK(std::abs(by_step.at(1200) - 1.8) < 0.05);
 }
 
 TEST_CASE("model gradients: BiGRU classifier with attention pooling and with average pooling") {
@@ -765,7 +1156,7 @@ std::vector<float> first_losses(RunKind kind, int steps, uint64_t seed = 1) {
 }
 }  // namespace
 
-TEST_CASE("determinism: the same seed gives bitwise-identical loss curves; another seed does not") {
+TEST_CASE("determinism: the same seed gives bitwise-identical loss curves, another seed does not") {
   for (RunKind kind : {RunKind::translation_additive, RunKind::sentiment, RunKind::glimpse_reinforce,
                        RunKind::glimpse_gumbel, RunKind::long_range_lstm, RunKind::induction}) {
     CAPTURE(std::string(run_kind_name(kind)));
@@ -810,7 +1201,7 @@ TEST_CASE("determinism: golden first losses (native and WebAssembly must agree b
 }
 
 // ---------------------------------------------------------------- 5 convergence
-TEST_CASE("convergence: seq2seq with additive attention translates held-out sentences; the alignment is learned") {
+TEST_CASE("convergence: seq2seq with additive attention translates held-out sentences, the alignment is learned") {
   // Measured (seed 1, batch 16, Adam 0.01, E 16, H 32): held-out greedy token
   // accuracy first reaches >= 95% at step 125 (checked every 25 steps); at step
   // 200 it is 99.2%. "。" gets weight ~1e-4 when producing "love".
@@ -850,7 +1241,8 @@ TEST_CASE("convergence: seq2seq with additive attention translates held-out sent
 
 TEST_CASE("convergence: the sentiment model of curriculum G reaches 97% on held-out reviews") {
   // Measured (seed 1, batch 32, Adam 0.005, d 32, 4 heads of 8): a plateau near
-  // 91% (negated reviews) until ~step 350, then 100% at step 450.
+  // 91% (negated reviews) until ~step 350, then 100% at step 425 (the padding
+  // step's convergence case pins it).
   RunDesc d;
   d.kind = RunKind::sentiment;
   TrainRun run(d);
@@ -866,10 +1258,13 @@ TEST_CASE("convergence: the sentiment model of curriculum G reaches 97% on held-
   CHECK(heads[0].row(0).sum() == doctest::Approx(1.0));
   CHECK(run.sentiment()->attention_received(r.ids).rows() == 4);
   const std::vector<ShapeInfo> shapes = run.sentiment()->describe_shapes(80, 32);
-  CHECK(shapes.size() == 15);
+  CHECK(shapes.size() == 16);  // with the padding mask: reviews are padded to the longest
+  CHECK(shapes[1].name == "padding mask");
   bool found = false;
   for (const ShapeInfo& s : shapes) found |= s.shape == "(batch, h, n, n) = (32, 4, 80, 80)";
   CHECK(found);
+  CHECK(run.sentiment()->desc().pad_length == 20);
+  CHECK(run.sentiment()->desc().mask_padding);
 }
 
 namespace {
@@ -1020,7 +1415,8 @@ TEST_CASE("long-range at k = 64 with the lesson's 300 steps: the LSTM has not st
   // lessons/rnn_vs_attention.lesson explains why the LSTM ends below the plain RNN
   // at k = 64 (forget gates near 0.73 leave ~2e-9 of the first symbol after 64
   // steps); this is the run behind its figures. A blind guess has loss ln 8.
-  auto mean_last_losses = [](attn::train::RunKind kind) {
+  // The training loss, as means over the 12 windows of 25 steps.
+  auto window_means = [](attn::train::RunKind kind) {
     attn::train::RunDesc d;
     d.kind = kind;
     d.distance = 64;
@@ -1028,13 +1424,29 @@ TEST_CASE("long-range at k = 64 with the lesson's 300 steps: the LSTM has not st
     attn::train::TrainRun run(d);
     for (int i = 0; i < 300; ++i) run.step();
     const std::vector<float>& losses = run.losses();
-    double sum = 0.0;
-    for (size_t i = losses.size() - 25; i < losses.size(); ++i) sum += losses[i];
-    return sum / 25.0;
+    std::vector<double> means;
+    for (size_t w = 0; w + 25 <= losses.size(); w += 25) {
+      double sum = 0.0;
+      for (size_t i = w; i < w + 25; ++i) sum += losses[i];
+      means.push_back(sum / 25.0);
+    }
+    return means;
   };
-  const double lstm = mean_last_losses(attn::train::RunKind::long_range_lstm);
-  const double rnn = mean_last_losses(attn::train::RunKind::long_range_rnn);
-  MESSAGE("training loss over steps 276-300 at k = 64: LSTM " << lstm << ", RNN " << rnn << " (chance " << std::log(8.0) << ")");
-  CHECK(lstm > 2.0);
-  CHECK(rnn < 1.8);
+  const std::vector<double> lstm = window_means(attn::train::RunKind::long_range_lstm);
+  const std::vector<double> rnn = window_means(attn::train::RunKind::long_range_rnn);
+  REQUIRE(lstm.size() == 12);
+  REQUIRE(rnn.size() == 12);
+  std::string lstm_line, rnn_line;
+  for (size_t i = 0; i < 12; ++i) {
+    lstm_line += " " + std::to_string(lstm[i]).substr(0, 5);
+    rnn_line += " " + std::to_string(rnn[i]).substr(0, 5);
+  }
+  MESSAGE("training loss by 25-step window at k = 64 (chance " << std::log(8.0) << "): LSTM" << lstm_line << "; RNN" << rnn_line);
+  // The gates step: the LSTM's loss "stays at ln 8 ≈ 2.08 for all 300 steps";
+  // the RNN brings its loss "down to about 1.6".
+  for (size_t i = 0; i < 12; ++i) {
+    CAPTURE(i);
+    CHECK(std::abs(lstm[i] - std::log(8.0)) < 0.05);
+  }
+  CHECK(std::abs(rnn.back() - 1.6) < 0.1);
 }

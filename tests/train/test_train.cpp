@@ -6,7 +6,7 @@
 //
 // Sections: 1 helpers, 2 fmath against the C library, 3 kernels against Eigen,
 // 4 losses, 5 optimisers and initialisation, 6 layer gradients, 7 agreement
-// with the attention / recurrent / Transformer-block code of src/attn.
+// with the attention / recurrent / Transformer-block code of src/attn, 8 CRF decoding.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -23,6 +23,7 @@
 #include "support/gradcheck.h"
 #include "train/batch.h"
 #include "train/block_layers.h"
+#include "train/crf.h"
 #include "train/fmath.h"
 #include "train/kernels.h"
 #include "train/layers.h"
@@ -301,7 +302,7 @@ TEST_CASE("optimisers: SGD, momentum and Adam's bias-corrected first steps") {
   }
 }
 
-TEST_CASE("initialisation: Glorot uniform bounds and spread; the same seed gives the same weights") {
+TEST_CASE("initialisation: Glorot uniform bounds and spread, the same seed gives the same weights") {
   Rng rng(42);
   Param w = make_param("w", 60, 40);
   glorot_uniform(w, rng);
@@ -324,7 +325,7 @@ TEST_CASE("initialisation: Glorot uniform bounds and spread; the same seed gives
   CHECK(w2.value == w.value);
 }
 
-TEST_CASE("dropout: inverted scaling keeps the mean; the mask is seeded") {
+TEST_CASE("dropout: inverted scaling keeps the mean, the mask is seeded") {
   Rng rng(9);
   const Mat mask = dropout_mask(50, 40, 0.5f, rng);
   int zeros = 0;
@@ -400,7 +401,7 @@ TEST_CASE("gradients: embedding, dense, average pooling, dropout, ReLU") {
   check_params("emb/dense", params, loss);
 }
 
-TEST_CASE("gradients: recurrent layer (tanh RNN, LSTM, GRU; forward and reverse; h0)") {
+TEST_CASE("gradients: recurrent layer (tanh RNN, LSTM, GRU, forward and reverse, h0)") {
   for (CellKind cell : kCells)
     for (bool reverse : {false, true}) {
       CAPTURE(name_of(cell));
@@ -451,6 +452,33 @@ TEST_CASE("gradients: multi-head self-attention, with and without W_O") {
     self_attention_backward(layer, tr, C, dX);
     check_params("self-attention", params, loss);
     attn::test::check_gradient("self-attention dX", X, dX, loss);
+  }
+}
+
+TEST_CASE("gradients: multi-head self-attention with masked padding (and causal)") {
+  for (bool causal : {false, true}) {
+    CAPTURE(causal);
+    Rng rng(43);
+    SelfAttentionLayer layer;
+    layer.init("mha", 6, 2, 3, 5, rng);
+    layer.causal = causal;
+    Mat X = random_mat(rng, 6, 6), C = random_mat(rng, 6, 5);
+    const int valid = 4;  // rows 4 and 5 are pads
+    auto loss = [&] {
+      SelfAttentionTrace tr;
+      self_attention_forward(layer, X, tr, nullptr, valid);
+      return weighted_sum(tr.out, C);
+    };
+    ParamList params;
+    layer.collect(params);
+    zero_grads(params);
+    SelfAttentionTrace tr;
+    self_attention_forward(layer, X, tr, nullptr, valid);
+    Mat dX;
+    self_attention_backward(layer, tr, C, dX);
+    check_params("self-attention, padded", params, loss);
+    attn::test::check_gradient("self-attention, padded dX", X, dX, loss);
+    CHECK(dX.bottomRows(2).cwiseAbs().maxCoeff() == 0.0f);  // the pads do not reach the loss
   }
 }
 
@@ -644,4 +672,53 @@ TEST_CASE("agreement: LayerNorm equals attn/transformer.h, tanh-GELU is within 1
   const float worst = (ours - exact).cwiseAbs().maxCoeff();
   MESSAGE("largest |tanh-GELU - erf-GELU| on [-6, 6]: " << worst);
   CHECK(worst < 1e-3f);
+}
+
+// ---------------------------------------------------------------- 8 CRF decoding
+TEST_CASE("crf: Viterbi finds the brute-force best sequence over a sweep of lengths and tag counts") {
+  Rng rng(11);
+  int cases = 0;
+  for (int n : {1, 2, 3, 5, 7})
+    for (int T : {1, 2, 3, 5})
+      for (int rep = 0; rep < 4; ++rep) {
+        const Mat E = random_mat(rng, n, T, 2.0f), A = random_mat(rng, T, T, 2.0f), start = random_mat(rng, 1, T, 2.0f);
+        const TagPath fast = viterbi_decode(E, A, start), naive = brute_force_decode(E, A, start);
+        CAPTURE(n);
+        CAPTURE(T);
+        // Random real scores have no ties: the same sequence, and the score agrees
+        // with the reference's to rounding (the sums are taken in the same order).
+        CHECK(fast.tags == naive.tags);
+        CHECK(fast.score == doctest::Approx(naive.score).epsilon(1e-6));
+        CHECK(fast.score == tag_path_score(E, A, start, fast.tags));
+        CHECK(fast.score >= independent_tags(E, A, start).score - 1e-5f);
+        ++cases;
+      }
+  CHECK(cases == 80);
+}
+
+TEST_CASE("crf: with no transition scores the CRF is the word-by-word tagger") {
+  Rng rng(12);
+  const Mat E = random_mat(rng, 6, 4), A = Mat::Zero(4, 4), start = Mat::Zero(1, 4);
+  CHECK(viterbi_decode(E, A, start).tags == independent_tags(E, A, start).tags);
+}
+
+TEST_CASE("crf: BIO rules forbid I-X after anything but B-X and I-X, and at the start") {
+  CHECK(bio_allowed("B-A1", "I-A1"));
+  CHECK(bio_allowed("I-A1", "I-A1"));
+  CHECK(!bio_allowed("O", "I-A1"));
+  CHECK(!bio_allowed("B-A0", "I-A1"));
+  CHECK(!bio_allowed("", "I-A1"));
+  CHECK(bio_allowed("", "B-A1"));
+  CHECK(bio_allowed("I-A2", "O"));
+  CHECK(bio_allowed("O", "B-V"));
+  const std::vector<std::string> tags = {"O", "B-A1", "I-A1"};
+  Mat A, start;
+  bio_transitions(tags, 4.0f, &A, &start);
+  const Mat A_expected = (Mat(3, 3) << 0, 0, -4, 0, 0, 0, 0, 0, 0).finished();
+  const Mat start_expected = (Mat(1, 3) << 0, 0, -4).finished();
+  CHECK((A == A_expected));
+  CHECK((start == start_expected));
+  CHECK(bio_violations(tags, {0, 2, 1, 2}) == 1);   // O I-A1 B-A1 I-A1: O -> I-A1
+  CHECK(bio_violations(tags, {2, 0, 2}) == 2);      // I-A1 at the start, and after O
+  CHECK(bio_violations(tags, {1, 2, 2, 0}) == 0);
 }
