@@ -74,11 +74,13 @@ async function centre(page, id) {
   if (!w) return null;
   return { x: w.rect.x + w.rect.width / 2, y: w.rect.y + w.rect.height / 2 };
 }
-// Swipes the panels until widget `id` is well on screen (down first, then up).
-async function reveal(page, f, id) {
+// Swipes the panels until widget `id` is well on screen (down first, then up;
+// `backFirst`: up first), letting each swipe's glide stop before looking.
+async function reveal(page, f, id, backFirst = false) {
   const c = await canvasBox(page);
   const shown = async () => (await widgets(page)).some((w) => w.id === id && w.rect.height >= 30);
-  for (const [from, to] of [[c.y + c.height - 40, c.y + 80], [c.y + 80, c.y + c.height - 40]]) {
+  const down = [c.y + c.height - 40, c.y + 80], up = [c.y + 80, c.y + c.height - 40];
+  for (const [from, to] of backFirst ? [up, down] : [down, up]) {
     for (let i = 0; i < 8 && !(await shown()); i++) {
       await f.swipe(c.x + c.width / 2, from, c.x + c.width / 2, to);
       await settled(page);
@@ -208,9 +210,9 @@ test('a finger drags a number, swipes the panels, and types a value through the 
   await settled(page);
   const reset = await centre(page, 'reset:v');
   assert.ok(reset && reset.y < c.y + c.height, 'the last panel never came on screen');
-  // Swipe back down: the first editor returns.
-  for (let i = 0; i < 6 && !(await centre(page, 'edit:q:0:0')); i++) await f.swipe(200, c.y + 60, 200, c.y + c.height - 40);
-  await settled(page);
+  // Swipe back: the first editor returns. (Waiting for q[0][0] alone was flaky:
+  // the swipe's glide could carry q[1][0] off the bottom after q[0][0] showed.)
+  await reveal(page, f, 'edit:q:1:0', true);
   const cell = await centre(page, 'edit:q:1:0');
   assert.ok(cell, 'q[1][0] is not on screen after swiping back');
   const before = (await state(page)).values.q[1][0];
@@ -222,8 +224,7 @@ test('a finger drags a number, swipes the panels, and types a value through the 
   await f.swipe(cell.x, cell.y, cell.x + 3, cell.y - 120, 8);
   await settled(page);
   assert.equal((await state(page)).values.q[1][0], dragged);
-  for (let i = 0; i < 4 && !(await centre(page, 'edit:q:1:0')); i++) await f.swipe(200, c.y + 60, 200, c.y + c.height - 40);
-  await settled(page);
+  await reveal(page, f, 'edit:q:1:0', true);
 
   // A tap on a number offers Edit; Edit opens a decimal input with its value.
   const p = await centre(page, 'edit:q:1:0');

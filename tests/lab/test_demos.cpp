@@ -1178,7 +1178,7 @@ TEST_CASE("heads, the Transformer block, uses and the recap: the figures their h
     CHECK(std::abs(w(0, 2) - 0.45f) < 0.01f);
     CHECK(std::abs(w(0, 4) - 0.45f) < 0.01f);
   }
-  {  // uses/entailment, indoors-aligns: about 0.8 on "outside", and +0.8 on d5 in the aligned output
+  {  // uses/entailment, indoors-pairs: about 0.8 on "outside", and +0.8 on d5 in the aligned output
     const DemoOutputs out = run_step(find_step("uses", "entailment"));
     CHECK(std::abs(out.mats.at("weights")(2, 4) - 0.83f) < 0.01f);
     CHECK(std::abs(out.mats.at("output")(2, 4) - 0.83f) < 0.01f);

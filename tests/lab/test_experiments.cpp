@@ -713,6 +713,42 @@ TEST_CASE("train_induction: a typed prompt is checked (length first, then tokens
   CHECK(ex->status().find("promptPredictions") == nullptr);
 }
 
+// The loss-shape and seeds-after-new-letters quizzes quote seeds 1 to 3 (not run by default):
+//   test_experiments --no-skip -tc="measure: train_induction, seeds*"
+TEST_CASE("measure: train_induction, seeds 1 to 3, the wait before the drop and the bet after a new letter" *
+          doctest::skip()) {
+  for (const char* seed : {"1", "2", "3"}) {
+    auto ex = attn::make_experiment("train_induction", settings({{"steps", "300"}, {"seed", seed}}));
+    while (!ex->done()) ex->advance(50.0);
+    const attn::DemoOutputs out = ex->view();
+    const attn::Mat& h = out.mats.at("half_loss");
+    const attn::Mat& x = out.mats.at("half_steps");
+    std::string curve;
+    for (Eigen::Index c = 0; c < h.cols(); ++c)
+      curve += std::to_string(int(x(0, c))) + ": " + std::to_string(h(0, c)).substr(0, 4) + " / " +
+               std::to_string(h(1, c)).substr(0, 4) + "; ";
+    REQUIRE(ex->set_view_setting("prompt", "C F A K C G"));
+    std::string said;
+    for (const auto& panel : ex->view().panels)
+      if (panel.id == "prompt-predictions") said = panel.text.get("en");
+    MESSAGE("seed " << std::string(seed) << ": " << curve);
+    MESSAGE("seed " << std::string(seed) << ": " << said);
+    const int k = std::atoi(seed) - 1;
+    // seeds-after-new-letters: F after the repeated C with 0.90 or more; after K and G the runs differ.
+    const char* quoted[3][3] = {{"C → F 0.94", "K → C 0.74", "G → K 0.21"},
+                                {"C → F 0.90", "K → C 0.20", "G → F 0.89"},
+                                {"C → F 0.96", "K → C 0.42", "G → C 0.21"}};
+    for (const char* q : quoted[k]) CHECK_MESSAGE(said.find(q) != std::string::npos, q);
+    // loss-shape: within about 0.3 of the first half until step 75, below 0.5 by step 200.
+    for (Eigen::Index c = 0; c < h.cols(); ++c) {
+      CAPTURE(x(0, c));
+      if (x(0, c) <= 75 && k > 0) CHECK(h(0, c) - h(1, c) < 0.31f);  // "about 0.3" (seed 3: 0.302)
+      if (x(0, c) <= 75 && k == 0) CHECK(h(0, c) - h(1, c) < 0.45f);  // seed 1 quoted: 2.93 / 2.49 at 75
+      if (x(0, c) == 200) CHECK(h(1, c) < 0.5f);
+    }
+  }
+}
+
 // The induction lesson's first step trains for 600 steps; its after-text quotes the
 // held-out losses of both halves along the way (not run by default):
 //   test_experiments --no-skip -tc="measure: train_induction*"

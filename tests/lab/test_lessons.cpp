@@ -1171,6 +1171,9 @@ const std::set<std::string> kRemovedInLayout3Quizzes = {
 const std::set<std::string> kRemovedInLayout4Quizzes = {
     "rnn-vs-attention/which-falls",        // answered by the path-length step; now lstm-against-rnn
     "induction-heads/new-letter",          // the question held the rule; now two-new-letters
+    // After the fourth independent read:
+    "uses/indoors-aligns",                 // the step's text left one serious option; now indoors-pairs
+    "uses/fits-least",                     // the text named both wrong options; now least-gain-new-task
 };
 const std::set<std::string> kRemovedInLayout3Exercises = {
     "self-attention/same-unit2",           // solved by switching unit 2 off; now pass-through
