@@ -379,7 +379,7 @@ async function main() {
   for (let round = 0; round < ROUNDS; round++)
     for (const b of BUILDS) {
       log(`round ${round + 1}/${ROUNDS}: training speed, ${b.name}`);
-      trainingRounds.push(...runOurBench(b, ['--training', String(TRAINING_STEPS)]).filter((x) => x.kind === 'training').map((x) => ({ ...x, round })));
+      trainingRounds.push(...runOurBench(b, ['--training', String(TRAINING_STEPS)]).filter((x) => x.kind === 'training' && !x.error).map((x) => ({ ...x, round })));
     }
   const lines = Object.values(ours).flat();
   const inputSums = {};

@@ -243,6 +243,13 @@ void print_training_speeds(const char* build, int steps, const std::vector<std::
     attn::train::RunDesc desc;
     desc.kind = kind;
     const attn::train::ModelSpeed s = attn::train::measure_training_speed(desc, steps);
+    if (!s.error.empty()) {  // a language model without its corpus: say so, time nothing
+      std::string why = s.error;
+      std::replace(why.begin(), why.end(), '"', '\'');
+      std::printf("{\"kind\":\"training\",\"build\":\"%s\",\"model\":\"%s\",\"error\":\"%s\"}\n", build, s.name.c_str(),
+                  why.c_str());
+      continue;
+    }
     std::printf("{\"kind\":\"training\",\"build\":\"%s\",\"model\":\"%s\",\"parameters\":%ld,\"steps\":%d,"
                 "\"seconds\":%.6f,\"steps_per_second\":%.3f,\"last_loss\":%.9g}\n",
                 build, s.name.c_str(), s.parameters, s.timing.steps, s.timing.seconds, s.timing.steps_per_second,

@@ -1,6 +1,8 @@
 // loss.cpp: softmax cross-entropy and binary cross-entropy from logits.
 #include "train/loss.h"
 
+#include <vector>
+
 #include "train/fmath.h"
 
 namespace attn::train {
@@ -8,13 +10,15 @@ namespace attn::train {
 float softmax_cross_entropy_row(const float* z, int C, int y, float* dz, float scale) {
   float m = z[0];                                  // 1. the largest logit
   for (int c = 1; c < C; ++c) m = z[c] > m ? z[c] : m;
-  double total = 0.0;                              // 2. sum of exp(z - max) >= 1
-  for (int c = 0; c < C; ++c) total += det_exp(double(z[c] - m));
+  thread_local std::vector<double> e;              // 2. exp(z - max), and their sum >= 1
+  e.resize(size_t(C));
+  double total = 0.0;
+  for (int c = 0; c < C; ++c) total += e[size_t(c)] = det_exp(double(z[c] - m));
   const double log_total = det_log(total);         // 3. logsumexp = max + log(total)
   const float loss = float(log_total - double(z[y] - m));
   if (dz) {
     for (int c = 0; c < C; ++c) {
-      const float p = float(det_exp(double(z[c] - m)) / total);
+      const float p = float(e[size_t(c)] / total);
       dz[c] = scale * (p - (c == y ? 1.0f : 0.0f));
     }
   }

@@ -32,6 +32,8 @@ constexpr EnumName<RunKind> kRunKinds[] = {
     {RunKind::word_order_plain, "word_order_plain"},
     {RunKind::word_order_positions, "word_order_positions"},
     {RunKind::word_order_rnn, "word_order_rnn"},
+    {RunKind::lm_chinese, "lm_chinese"},
+    {RunKind::lm_english, "lm_english"},
 };
 
 bool is_translation(RunKind k) { return k <= RunKind::translation_dot; }
@@ -39,6 +41,12 @@ bool is_long_range(RunKind k) { return k >= RunKind::long_range_rnn && k <= RunK
 bool is_birnn(RunKind k) { return k == RunKind::birnn_attention || k == RunKind::birnn_average; }
 bool is_glimpse(RunKind k) { return k >= RunKind::glimpse_soft && k <= RunKind::glimpse_gumbel; }
 bool is_word_order(RunKind k) { return k >= RunKind::word_order_plain && k <= RunKind::word_order_rnn; }
+bool is_char_lm(RunKind k) { return k == RunKind::lm_chinese || k == RunKind::lm_english; }
+// The Chinese model's character table: the 500 most frequent characters of the
+// training poems (with punctuation and line breaks, 78% of the text; all 2413
+// distinct ones would make the unembedding and the softmax five times wider);
+// the rest share <unk>.
+constexpr int kChineseCharacters = 500;
 }  // namespace
 
 const char* run_kind_name(RunKind kind) { return enum_name(kRunKinds, kind); }
@@ -204,6 +212,23 @@ TrainRun::TrainRun(const RunDesc& desc) : desc_(desc) {
              : k == RunKind::glimpse_reinforce   ? GlimpseMode::reinforce
                                                  : GlimpseMode::gumbel;
     task_ = make_task(seeded(d, desc), &glimpse_, patch_data_.train, patch_data_.test, score_glimpse);
+  } else if (is_char_lm(k)) {
+    const data::TextCorpusKind ck =
+        k == RunKind::lm_chinese ? data::TextCorpusKind::tang_poems : data::TextCorpusKind::founding_documents;
+    std::string raw = desc.corpus_text;
+    data::ParsedText text;
+    if ((raw.empty() && !data::read_corpus(ck, data::default_corpus_dir(), &raw, &error_)) ||
+        !data::parse_corpus(ck, raw, &text, &error_))
+      text = data::ParsedText();  // no data: a run with no examples that says why
+    data::CharCorpusDesc cd;
+    cd.max_chars = k == RunKind::lm_chinese ? kChineseCharacters : 0;
+    char_corpus_ = data::make_char_corpus(text, cd);
+    CharLmDesc d;
+    d.vocab = char_corpus_.vocab.size();
+    if (desc.heads > 0) d.heads = desc.heads;
+    text_train_ = data::text_windows(char_corpus_.train, d.context, 1);
+    text_heldout_ = data::covering_windows(char_corpus_.heldout, d.context);
+    task_ = make_task(seeded(d, desc), &char_lm_, text_train_, text_heldout_, score_plain<CharLm>);
   } else {  // RunKind::induction
     data::InductionDesc id;
     id.half_length = desc.half_length;
@@ -223,7 +248,7 @@ TrainRun::TrainRun(const RunDesc& desc) : desc_(desc) {
     }
     task_ = make_task(seeded(d, desc), &induction_, induction_data_.train, induction_data_.test, score_induction);
   }
-  const int batch = desc.batch_size > 0 ? desc.batch_size : (is_translation(k) ? 16 : 32);
+  const int batch = desc.batch_size > 0 ? desc.batch_size : is_char_lm(k) ? 8 : is_translation(k) ? 16 : 32;
   const uint64_t order_seed = desc.seed * 0x2545f4914f6cdd1dULL + 17;  // batch order: its own stream
   order_.reset(task_->train_size(), batch, order_seed);
 }
@@ -258,6 +283,8 @@ ModelSpeed measure_training_speed(const RunDesc& desc, int steps) {
   s.kind = desc.kind;
   s.name = run_kind_name(desc.kind);
   s.parameters = run.parameter_count();
+  s.error = run.error();
+  if (!s.error.empty()) return s;
   run.step();  // warm-up: the optimiser allocates its moments on the first step
   s.timing = time_steps(steps, [&run] { return run.step(); });
   return s;

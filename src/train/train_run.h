@@ -19,10 +19,12 @@
 #include "data/long_range.h"
 #include "data/patches.h"
 #include "data/sentiment.h"
+#include "data/text_corpus.h"
 #include "data/translation.h"
 #include "data/word_order.h"
 #include "train/batch.h"
 #include "train/birnn_classifier.h"
+#include "train/char_lm.h"
 #include "train/glimpse.h"
 #include "train/induction_model.h"
 #include "train/model_common.h"
@@ -53,6 +55,8 @@ enum class RunKind {
   word_order_plain,      // "is the dog the agent?": self-attention, no positions, mean read-out
   word_order_positions,  // the same with sinusoidal positions added
   word_order_rnn,        // the same task for a small tanh RNN
+  lm_chinese,            // character language model on the Tang poems (fortunes-zh's tang300)
+  lm_english,            // the same model on the US founding documents (miscfiles)
 };
 
 const char* run_kind_name(RunKind kind);  // "translation_additive", ...
@@ -72,6 +76,8 @@ struct RunDesc {
                               // at its fixed width, d_h = d / heads (0: the model's default)
   PositionMode position = PositionMode::sum;  // sentiment model: none, sum or concat
   float dropout = -1.0f;      // sentiment model: dropout rate (< 0: its default 0.5; 0: off)
+  std::string corpus_text;    // language models: the raw corpus (the bytes of its cached
+                              // files); empty: read from data::default_corpus_dir()
   int pad_length = -1;        // sentiment model: the common length reviews are padded to
                               // (< 0: the longest review of the data; 0: no padding)
   bool mask_padding = true;   // sentiment model: pads masked out of the softmax and the pooling
@@ -102,7 +108,8 @@ class TrainRun {
   // Steps until budget_ms milliseconds are used (at least one, at most max_steps).
   int run_for(double budget_ms, int max_steps = 1 << 30);
   // Loss and accuracy on the held-out split (translation: greedy token accuracy;
-  // induction: next-token loss and accuracy on the repeated-half targets).
+  // induction: next-token loss and accuracy on the repeated-half targets;
+  // language models: nats and accuracy per held-out character).
   EvalResult evaluate() const;
   // The same over held-out examples [begin, end) only, so a page can spread one
   // evaluation over several frames; results over consecutive ranges combine with
@@ -111,6 +118,10 @@ class TrainRun {
   int heldout_size() const { return task_->heldout_size(); }
 
   const RunDesc& desc() const { return desc_; }
+  // Empty unless the run could not get its data (a language model whose corpus
+  // is not in the cache: the message says to run the set-up step). Such a run
+  // has no examples and its steps do nothing.
+  const std::string& error() const { return error_; }
   long steps() const { return long(losses_.size()); }
   int epoch() const { return order_.epoch; }
   const std::vector<float>& losses() const { return losses_; }
@@ -128,18 +139,24 @@ class TrainRun {
   BiRnnClassifier* birnn() { return birnn_; }
   GlimpseModel* glimpse() { return glimpse_; }
   InductionModel* induction() { return induction_; }
+  CharLm* char_lm() { return char_lm_; }
   const Seq2SeqModel* translation() const { return translation_; }
   const SequenceClassifier* long_range() const { return long_range_; }
   const SentimentModel* sentiment() const { return sentiment_; }
   const BiRnnClassifier* birnn() const { return birnn_; }
   const GlimpseModel* glimpse() const { return glimpse_; }
   const InductionModel* induction() const { return induction_; }
+  const CharLm* char_lm() const { return char_lm_; }
   const data::TranslationCorpus& translation_data() const { return corpus_; }
   const data::LongRangeData& long_range_data() const { return long_range_data_; }
   const data::SentimentData& sentiment_data() const { return sentiment_data_; }
   const data::PatchData& patch_data() const { return patch_data_; }
   const data::InductionData& induction_data() const { return induction_data_; }
   const data::WordOrderData& word_order_data() const { return word_order_data_; }
+  // Language models: the corpus (vocabulary, both splits as ids) and the
+  // held-out windows evaluate() scores (every held-out character once).
+  const data::CharCorpus& char_corpus() const { return char_corpus_; }
+  const std::vector<data::TextWindow>& text_heldout() const { return text_heldout_; }
 
  private:
   RunDesc desc_;
@@ -151,6 +168,9 @@ class TrainRun {
   data::PatchData patch_data_;
   data::InductionData induction_data_;
   data::WordOrderData word_order_data_;
+  data::CharCorpus char_corpus_;
+  std::vector<data::TextWindow> text_train_, text_heldout_;
+  std::string error_;
   std::unique_ptr<RunTask> task_;  // owns the model
   Seq2SeqModel* translation_ = nullptr;
   SequenceClassifier* long_range_ = nullptr;
@@ -158,6 +178,7 @@ class TrainRun {
   BiRnnClassifier* birnn_ = nullptr;
   GlimpseModel* glimpse_ = nullptr;
   InductionModel* induction_ = nullptr;
+  CharLm* char_lm_ = nullptr;
 };
 
 // Count-weighted mean of two partial evaluations.
@@ -170,6 +191,7 @@ struct ModelSpeed {
   std::string name;
   long parameters = 0;
   StepTiming timing;
+  std::string error;  // the run's error(); then nothing was timed
 };
 ModelSpeed measure_training_speed(const RunDesc& desc, int steps);
 // Every kind of all_run_kinds() with the same seed and settings.

@@ -1,11 +1,12 @@
 // test_train.cpp: the training machinery of src/train -- deterministic
 // elementary functions, kernels, losses, optimisers, initialisation, dropout,
 // mini-batches and every layer's backward pass against finite differences.
-// (The models built from these layers are tested in test_models.cpp.)
+// (The models built from these layers are tested in test_models.cpp,
+// test_induction_model.cpp and test_char_lm.cpp.)
 //
 // Sections: 1 helpers, 2 fmath against the C library, 3 kernels against Eigen,
 // 4 losses, 5 optimisers and initialisation, 6 layer gradients, 7 agreement
-// with the attention / recurrent code of src/attn, 8 CRF decoding.
+// with the attention / recurrent / Transformer-block code of src/attn, 8 CRF decoding.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -16,10 +17,12 @@
 #include <vector>
 
 #include "attn/multihead.h"
+#include "attn/transformer.h"
 #include "attn/recurrent.h"
 #include "support/attn_test_util.h"
 #include "support/gradcheck.h"
 #include "train/batch.h"
+#include "train/block_layers.h"
 #include "train/crf.h"
 #include "train/fmath.h"
 #include "train/kernels.h"
@@ -48,6 +51,20 @@ std::string name_of(CellKind cell) { return cell_kind_name(cell); }
 void check_params(const std::string& what, const ParamList& params, const std::function<double()>& loss,
                   attn::test::GradCheck opt = {}) {
   for (Param* p : params) attn::test::check_gradient(what + " " + p->name, p->value, p->grad, loss, opt);
+}
+
+// A layer's parameter and input gradients against finite differences of
+// sum(out .* C): out_of(X) runs the forward pass; backward(C, dX) runs it again
+// on X, adds the parameter gradients and writes dX.
+template <typename Forward, typename Backward>
+void check_layer(const std::string& what, const ParamList& params, Mat& X, const Mat& C, Forward out_of,
+                 Backward backward) {
+  const auto loss = [&] { return weighted_sum(out_of(X), C); };
+  zero_grads(params);
+  Mat dX;
+  backward(C, dX);
+  check_params(what, params, loss);
+  attn::test::check_gradient(what + " dX", X, dX, loss);
 }
 
 }  // namespace
@@ -95,6 +112,24 @@ TEST_CASE("fmath: exp, log, tanh, sigmoid agree with the C library to ~1e-15 rel
   }
 }
 
+TEST_CASE("fmath: the float-only exp_fast stays within about an ulp of the C library") {
+  double worst = 0;
+  for (int i = -87000; i <= 88000; ++i) {
+    const float x = float(i) * 1e-3f + 1e-4f;
+    worst = std::max(worst, rel_err(double(exp_fast(x)), std::exp(double(x))));
+  }
+  for (float x : {0.0f, 1e-8f, -1e-8f, 0.3465f, -0.3466f, 88.29f, -87.29f})
+    worst = std::max(worst, rel_err(double(exp_fast(x)), std::exp(double(x))));
+  MESSAGE("exp_fast: worst relative error " << worst);
+  CHECK(worst < 2e-7);
+  CHECK(exp_fast(0.0f) == 1.0f);
+  CHECK(exp_fast(88.4f) == INFINITY);
+  CHECK(exp_fast(INFINITY) == INFINITY);
+  CHECK(exp_fast(-88.0f) == 0.0f);
+  CHECK(exp_fast(-INFINITY) == 0.0f);
+  CHECK(std::isnan(exp_fast(NAN)));
+}
+
 // ---------------------------------------------------------------- 3 kernels
 TEST_CASE("kernels: the plain-loop products equal Eigen's over a sweep of shapes") {
   // Tolerance: float sums of k terms of size <= 1, k <= 33: 1e-5 absolute.
@@ -121,7 +156,7 @@ TEST_CASE("kernels: matmul_nt_add gives the bits of one dot product per output e
   // dot product of each row of D with each row of W, added to Y: vec_mat_t_add.
   Rng rng(12);
   for (int n : {1, 4, 16})
-    for (int k : {1, 5, 16, 32})
+    for (int k : {1, 5, 16, 32, 70})
       for (int m : {1, 3, 16, 96}) {
         const Mat D = random_mat(rng, n, m), W = random_mat(rng, k, m), Y0 = random_mat(rng, n, k);
         Mat fast = Y0, ref = Y0;
@@ -136,6 +171,33 @@ TEST_CASE("kernels: matmul_nt_add gives the bits of one dot product per output e
   W(0, 1) = std::numeric_limits<float>::infinity();
   matmul_nt_add(D, W, Y);
   CHECK(std::isnan(Y(0, 0)));
+}
+
+TEST_CASE("kernels: the tiled products give the bits of the plain saxpy loops, zero skipping and -0 included") {
+  // References: kernels.cpp's own axpy and outer_add, one row at a time, in the
+  // order the tiles must keep (this file is not built without fused multiply-add).
+  Rng rng(13);
+  for (int n : {1, 5})
+    for (int k : {1, 7, 33})
+      for (int m : {1, 31, 32, 45, 96}) {
+        Mat X = random_mat(rng, n, k), W = random_mat(rng, k, m), D = random_mat(rng, n, m);
+        Mat Y0 = random_mat(rng, n, m), G0 = random_mat(rng, k, m);
+        X(0, 0) = 0.0f;   // skipped: the outputs keep their sign of zero
+        Y0(0, 0) = -0.0f;
+        G0(0, 0) = -0.0f;
+        Mat fast = Y0, ref = Y0;
+        matmul_add(X, W, fast);
+        for (int i = 0; i < n; ++i)
+          for (int p = 0; p < k; ++p)
+            if (X(i, p) != 0.0f) axpy(X(i, p), &W(p, 0), &ref(i, 0), m);
+        INFO("n " << n << ", k " << k << ", m " << m);
+        CHECK(std::memcmp(fast.data(), ref.data(), sizeof(float) * size_t(fast.size())) == 0);
+        Mat gfast = G0, gref = G0;
+        matmul_tn_add(X, D, gfast);
+        for (int i = 0; i < n; ++i) outer_add(&X(i, 0), &D(i, 0), gref);
+        CHECK(std::memcmp(gfast.data(), gref.data(), sizeof(float) * size_t(gfast.size())) == 0);
+        CHECK(std::signbit(fast(0, 0)) == std::signbit(ref(0, 0)));
+      }
 }
 
 TEST_CASE("kernels: softmax_row is stable and its backward matches finite differences") {
@@ -481,6 +543,52 @@ TEST_CASE("gradients: decoder attention (additive, general, dot) over two decode
   }
 }
 
+TEST_CASE("gradients: LayerNorm (gain and bias not at their start values) and its input") {
+  Rng rng(101);
+  LayerNorm ln;
+  ln.init("ln", 5);
+  ln.gamma.value = random_mat(rng, 1, 5);
+  ln.beta.value = random_mat(rng, 1, 5);
+  Mat X = random_mat(rng, 3, 5, 2.0f);
+  ParamList params;
+  ln.collect(params);
+  check_layer(
+      "layer norm", params, X, random_mat(rng, 3, 5),
+      [&](const Mat& in) {
+        LayerNormTrace tr;
+        layer_norm_forward(ln, in, tr);
+        return tr.out;
+      },
+      [&](const Mat& dOut, Mat& dX) {
+        LayerNormTrace tr;
+        layer_norm_forward(ln, X, tr);
+        layer_norm_backward(ln, tr, dOut, dX);
+      });
+}
+
+TEST_CASE("gradients: the GELU feed-forward layer, weights, biases and input") {
+  Rng rng(103);
+  FeedForward ff;
+  ff.init("ffn", 4, 6, rng);
+  ff.up.b.value = random_mat(rng, 1, 6, 0.5f);
+  ff.down.b.value = random_mat(rng, 1, 4, 0.5f);
+  Mat X = random_mat(rng, 3, 4, 1.5f);
+  ParamList params;
+  ff.collect(params);
+  check_layer(
+      "feed-forward", params, X, random_mat(rng, 3, 4),
+      [&](const Mat& in) {
+        FeedForwardTrace tr;
+        feed_forward_forward(ff, in, tr);
+        return tr.out;
+      },
+      [&](const Mat& dOut, Mat& dX) {
+        FeedForwardTrace tr;
+        feed_forward_forward(ff, X, tr);
+        feed_forward_backward(ff, tr, dOut, dX);
+      });
+}
+
 // ---------------------------------------------------------------- 7 agreement with src/attn
 TEST_CASE("agreement: the training recurrent layer equals rnn_forward of recurrent.h") {
   // Same formulas, transposed weights (x-times-W here, PyTorch layout there).
@@ -541,6 +649,29 @@ TEST_CASE("agreement: additive decoder attention equals additive_scores + softma
   const Mat ref_weights = softmax_rows(ref_scores);
   check_close("additive alignment", step.alpha, ref_weights, 2e-6, 2e-5);
   check_close("context", step.context, Mat(ref_weights * Hs), 2e-6, 2e-5);
+}
+
+TEST_CASE("agreement: LayerNorm equals attn/transformer.h, tanh-GELU is within 1e-3 of the erf form") {
+  Rng rng(107);
+  LayerNorm ln;
+  ln.init("ln", 6);
+  ln.gamma.value = random_mat(rng, 1, 6);
+  ln.beta.value = random_mat(rng, 1, 6);
+  const Mat X = random_mat(rng, 4, 6, 3.0f);
+  LayerNormTrace tr;
+  layer_norm_forward(ln, X, tr);
+  const LayerNormResult ref =
+      attn::layer_norm_forward(X, ln.gamma.value.row(0).transpose(), ln.beta.value.row(0).transpose(), ln.eps);
+  CHECK((tr.out - ref.output).cwiseAbs().maxCoeff() < 1e-5f);
+  // GELU over [-6, 6]: the largest difference of the two forms (measured 4.7e-4).
+  Mat pre(1, 1201);
+  for (int k = 0; k <= 1200; ++k) pre(0, k) = -6.0f + 0.01f * float(k);
+  Mat s, ours;
+  gelu_forward(pre, s, ours);
+  const Mat exact = attn::activate(pre, attn::Activation::gelu);
+  const float worst = (ours - exact).cwiseAbs().maxCoeff();
+  MESSAGE("largest |tanh-GELU - erf-GELU| on [-6, 6]: " << worst);
+  CHECK(worst < 1e-3f);
 }
 
 // ---------------------------------------------------------------- 8 CRF decoding

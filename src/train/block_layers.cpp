@@ -1,0 +1,107 @@
+// block_layers.cpp: LayerNorm, GELU and the feed-forward layer (see
+// block_layers.h). Row sums are taken in double in a fixed order; GELU's
+// exponential is fmath.h's float-only exp_fast (GELU runs on every feed-forward
+// unit, the model's most frequent non-linear function, and that loop
+// vectorises), so the bits depend neither on the machine nor on the C library.
+#include "train/block_layers.h"
+
+#include <cmath>
+
+#include "train/fmath.h"
+
+namespace attn::train {
+
+// ---------------------------------------------------------------- 1 LayerNorm
+void LayerNorm::init(const std::string& name, int d) {
+  gamma = make_param(name + ".gamma", 1, d);
+  beta = make_param(name + ".beta", 1, d);
+  gamma.value.setOnes();
+}
+
+void layer_norm_forward(const LayerNorm& ln, const Mat& X, LayerNormTrace& tr) {
+  const int n = int(X.rows()), d = int(X.cols());
+  tr.xhat.resize(n, d);
+  tr.out.resize(n, d);
+  tr.inv_std.assign(size_t(n), 0.0f);
+  for (int i = 0; i < n; ++i) {
+    double sum = 0.0;  // pass 1: the mean
+    for (int j = 0; j < d; ++j) sum += X(i, j);
+    const double mean = sum / d;
+    double sq = 0.0;   // pass 2: the biased variance, from the centred values (no cancellation)
+    for (int j = 0; j < d; ++j) sq += (X(i, j) - mean) * (X(i, j) - mean);
+    const float inv_std = float(1.0 / std::sqrt(sq / d + double(ln.eps)));  // eps keeps a constant row finite
+    tr.inv_std[size_t(i)] = inv_std;
+    for (int j = 0; j < d; ++j) {  // pass 3: normalise, scale, shift
+      tr.xhat(i, j) = float(X(i, j) - mean) * inv_std;
+      tr.out(i, j) = ln.gamma.value(0, j) * tr.xhat(i, j) + ln.beta.value(0, j);
+    }
+  }
+}
+
+void layer_norm_backward(LayerNorm& ln, const LayerNormTrace& tr, const Mat& dOut, Mat& dX) {
+  const int n = int(tr.xhat.rows()), d = int(tr.xhat.cols());
+  dX.resize(n, d);
+  std::vector<float> dxhat(size_t(d), 0.0f);
+  for (int i = 0; i < n; ++i) {
+    double s1 = 0.0, s2 = 0.0;  // sum of dxhat, sum of dxhat * xhat
+    for (int j = 0; j < d; ++j) {
+      ln.gamma.grad(0, j) += dOut(i, j) * tr.xhat(i, j);
+      ln.beta.grad(0, j) += dOut(i, j);
+      dxhat[size_t(j)] = dOut(i, j) * ln.gamma.value(0, j);
+      s1 += dxhat[size_t(j)];
+      s2 += double(dxhat[size_t(j)]) * tr.xhat(i, j);
+    }
+    const float m1 = float(s1 / d), m2 = float(s2 / d);
+    for (int j = 0; j < d; ++j) dX(i, j) = tr.inv_std[size_t(i)] * (dxhat[size_t(j)] - m1 - tr.xhat(i, j) * m2);
+  }
+}
+
+// ---------------------------------------------------------------- 2 GELU
+namespace {
+constexpr float kSqrt2OverPi = 0.7978845608028654f;
+constexpr float kCubic = 0.044715f;
+}  // namespace
+
+void gelu_forward(const Mat& pre, Mat& s, Mat& out) {
+  s.resize(pre.rows(), pre.cols());
+  out.resize(pre.rows(), pre.cols());
+  const float* x = pre.data();
+  float* sp = s.data();
+  float* o = out.data();
+  for (Eigen::Index k = 0; k < pre.size(); ++k) {
+    const float u = kSqrt2OverPi * (x[k] + kCubic * x[k] * x[k] * x[k]);
+    sp[k] = 1.0f / (1.0f + exp_fast(-2.0f * u));  // e^{-2u} = inf gives s = 0: no NaN
+    o[k] = x[k] * sp[k];
+  }
+}
+
+void gelu_backward(const Mat& pre, const Mat& s, const Mat& dOut, Mat& dPre) {
+  dPre.resize(pre.rows(), pre.cols());
+  for (Eigen::Index k = 0; k < pre.size(); ++k) {
+    const float x = pre.data()[k], sk = s.data()[k];
+    const float du = kSqrt2OverPi * (1.0f + 3.0f * kCubic * x * x);  // u'(x)
+    dPre.data()[k] = dOut.data()[k] * (sk + x * sk * (1.0f - sk) * 2.0f * du);
+  }
+}
+
+// ---------------------------------------------------------------- 3 feed-forward
+void FeedForward::init(const std::string& name, int d, int d_ff, Rng& rng) {
+  up.init(name + ".up", d, d_ff, rng);
+  down.init(name + ".down", d_ff, d, rng);
+}
+
+void feed_forward_forward(const FeedForward& ff, const Mat& X, FeedForwardTrace& tr) {
+  tr.X = X;
+  ff.up.forward(X, tr.pre);
+  gelu_forward(tr.pre, tr.s, tr.hidden);
+  ff.down.forward(tr.hidden, tr.out);
+}
+
+void feed_forward_backward(FeedForward& ff, const FeedForwardTrace& tr, const Mat& dOut, Mat& dX) {
+  Mat dHidden, dPre;
+  ff.down.backward(tr.hidden, dOut, &dHidden);
+  gelu_backward(tr.pre, tr.s, dHidden, dPre);
+  ff.up.backward(tr.X, dPre, &dX);
+}
+
+}  // namespace attn::train

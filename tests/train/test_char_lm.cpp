@@ -1,0 +1,414 @@
+// test_char_lm.cpp: the character language model of curriculum H and its
+// baselines -- the whole model's gradient (every parameter group; its layers
+// are checked one by one in test_train.cpp), causality, sampling, the counting
+// baselines, golden losses on a built-in text (the WebAssembly build must give
+// the same bits), and seeded runs on the cached corpora that end below the
+// bigram.
+//
+// The corpus tests read the files `scripts/lab setup` puts in the lab's cache
+// and fail with a message saying so when they are missing; nothing here uses
+// the network or depends on timing.
+//
+// Sections: 1 helpers, 2 the model, 3 sampling, 4 baselines, 5 determinism,
+// 6 training on the corpora, 7 measurements (skipped by default: run with
+// -tc="measure:*" --no-skip).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "support/gradcheck.h"
+#include "train/char_lm.h"
+#include "train/ngram.h"
+#include "train/train_run.h"
+
+using namespace attn;
+using namespace attn::train;
+
+namespace {
+
+// ---------------------------------------------------------------- 1 helpers
+void check_params(const std::string& what, const ParamList& params, const std::function<double()>& loss) {
+  for (Param* p : params) attn::test::check_gradient(what + " " + p->name, p->value, p->grad, loss);
+}
+
+std::string hex(float x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%a", double(x));
+  return buf;
+}
+
+CharLmDesc tiny_desc() {
+  CharLmDesc d;
+  d.vocab = 7;
+  d.context = 5;
+  d.d_model = 8;
+  d.layers = 2;
+  d.heads = 2;
+  d.d_ff = 12;
+  return d;
+}
+
+// Our own ten paragraphs (the tenth is held out), for runs that must not depend
+// on the cache.
+const char* const kBuiltInText =
+    "The lab trains a small model on text. The model reads a window of characters\n"
+    "and learns which character comes next.\n\n"
+    "A heading\n\n"
+    "Each block of the model looks back at the characters before it, mixes what it\n"
+    "finds, and passes the result on. The last layer turns it into scores.\n\n"
+    "Counting pairs of characters is the baseline.\n\n"
+    "The model has to do better than counting, and it does so by looking further\n"
+    "back than one character.\n\n"
+    "A word that was seen before is easier to finish.\n\n"
+    "Spaces and full stops come often; capital letters start sentences.\n\n"
+    "Every step moves the weights a little, against the gradient.\n\n"
+    "The held-out text is never trained on.\n\n"
+    "Its loss says how well the model has learned the language, not the lines.\n\n"
+    "This last paragraph is held out, so the run can be evaluated as well.\n";
+
+}  // namespace
+
+// ---------------------------------------------------------------- 2 the model
+TEST_CASE("char LM: every parameter's gradient matches finite differences (embeddings, norms, attention, FFN, unembedding)") {
+  CharLm m(tiny_desc());
+  std::vector<data::TextWindow> set(3);
+  set[0].tokens = {1, 4, 2, 6, 4, 0};  // a full window (context + 1)
+  set[1].tokens = {3, 0, 3};           // a shorter one: the loss is a mean over 5 + 2 + 4 predictions
+  set[2].tokens = {5, 5, 2, 1, 0, 6, 2, 3};  // longer than context + 1: its last 6 ids count
+  // Weights away from their start values, so no term of the backward pass is hidden
+  // (LayerNorm gains 1, biases 0).
+  Rng rng(109);
+  for (Param* p : m.params())
+    for (Eigen::Index k = 0; k < p->value.size(); ++k) p->value.data()[k] += rng.uniform(-0.3f, 0.3f);
+  const std::vector<int> batch = {0, 1, 2};
+  m.forward_backward(set, batch);
+  const ParamList params = m.params();
+  // E, P; per block: LN1 gain and bias, W_Q W_K W_V W_O, LN2 gain and bias, FFN W_1 b_1 W_2 b_2;
+  // the final LayerNorm's gain and bias, W_U, b_U.
+  CHECK(params.size() == 2 + 2 * 12 + 4);
+  check_params("char LM", params, [&] { return double(m.loss(set, batch)); });
+  const EvalResult ev = m.evaluate(set);
+  CHECK(ev.count == 5 + 2 + 5);
+  CHECK(ev.loss == doctest::Approx(m.loss(set, batch)).epsilon(1e-5));
+}
+
+TEST_CASE("char LM: causal -- a later character never changes an earlier prediction, and the weights are causal rows") {
+  CharLm m(tiny_desc());
+  const std::vector<int> tokens = {1, 4, 2, 6, 4};
+  std::vector<int> changed = tokens;
+  changed[3] = 0;
+  const Mat a = m.logits(tokens), b = m.logits(changed);
+  REQUIRE(a.rows() == 5);
+  CHECK(a.topRows(3) == b.topRows(3));
+  CHECK(a.row(3) != b.row(3));
+  const std::vector<std::vector<Mat>> w = m.attention(tokens);
+  REQUIRE(w.size() == 2);
+  REQUIRE(w[1].size() == 2);
+  for (const auto& layer : w)
+    for (const Mat& P : layer)
+      for (int i = 0; i < 5; ++i) {
+        CHECK(P.row(i).sum() == doctest::Approx(1.0));
+        for (int j = i + 1; j < 5; ++j) CHECK(P(i, j) == 0.0f);
+      }
+  // Longer than the context: the last 5 ids are read.
+  CHECK(m.logits({3, 1, 4, 2, 6, 4}) == a);
+}
+
+// ---------------------------------------------------------------- 3 sampling
+TEST_CASE("sampling: top-k 1 is the argmax, low temperature nears it, draws follow softmax, the seed fixes them") {
+  const float z[5] = {0.5f, 2.0f, -1.0f, 2.0f, 1.0f};
+  Rng rng(7);
+  SampleDesc greedy;
+  greedy.top_k = 1;
+  for (int s = 0; s < 20; ++s) CHECK(sample_logits(z, 5, greedy, rng) == 1);  // tie: the lower id
+  SampleDesc top2;
+  top2.top_k = 2;
+  int counts[5] = {0, 0, 0, 0, 0};
+  for (int s = 0; s < 4000; ++s) ++counts[sample_logits(z, 5, top2, rng)];
+  CHECK(counts[0] + counts[2] + counts[4] == 0);
+  CHECK(std::abs(counts[1] - 2000) < 200);
+  SampleDesc plain;
+  int plain_counts[5] = {0, 0, 0, 0, 0};
+  for (int s = 0; s < 20000; ++s) ++plain_counts[sample_logits(z, 5, plain, rng)];
+  double total = 0.0;
+  for (float v : z) total += std::exp(double(v));
+  for (int c = 0; c < 5; ++c) {
+    CAPTURE(c);
+    CHECK(plain_counts[c] / 20000.0 == doctest::Approx(std::exp(double(z[c])) / total).epsilon(0.1));
+  }
+  SampleDesc cold;
+  cold.temperature = 0.05f;
+  int ones = 0;
+  for (int s = 0; s < 200; ++s) ones += sample_logits(z, 5, cold, rng) == 4;
+  CHECK(ones == 0);  // 1.0 is 1 below the top: e^-20 at T = 0.05
+  CharLm m(tiny_desc());
+  Rng r1(3), r2(3);
+  const std::vector<int> a = sample_text(m, {1, 2}, 12, plain, r1), b = sample_text(m, {1, 2}, 12, plain, r2);
+  CHECK(a.size() == 12);
+  CHECK(a == b);
+  for (int id : a) CHECK((id >= 0 && id < 7));
+}
+
+// ---------------------------------------------------------------- 4 baselines
+TEST_CASE("baselines: add-one unigram, bigram mixed at the best grid weight, nats per character") {
+  const std::vector<int> train = {0, 1, 0, 1, 0, 2};  // 0 1 0 1 0 2
+  const std::vector<int> heldout = {0, 1, 2, 0, 1};
+  const CharBaselines b = fit_char_baselines(train, heldout, 4);
+  // unigram: counts 3, 2, 1, 0 plus one each over 6 + 4.
+  CHECK(b.model.unigram[0] == doctest::Approx(0.4));
+  CHECK(b.model.unigram[3] == doctest::Approx(0.1));
+  const double uni = -(std::log(0.3) + std::log(0.2) + std::log(0.4) + std::log(0.3)) / 4.0;
+  CHECK(b.unigram == doctest::Approx(uni));
+  // bigram: 0 -> 1 twice, 0 -> 2 once; 1 -> 0 twice; 2 never followed (the unigram alone).
+  CHECK(b.model.mixed_loss(heldout, 0.0) == doctest::Approx(uni));
+  CHECK(std::isinf(b.model.mixed_loss(heldout, 1.0)));  // 1 -> 2 was never seen
+  const double lam = b.model.lambda;
+  CHECK(lam > 0.0);
+  CHECK(lam < 1.0);
+  const auto mixed = [&](double pb, double pu) { return -std::log(lam * pb + (1 - lam) * pu); };
+  const double expect = (mixed(2.0 / 3, 0.3) + mixed(0.0, 0.2) - std::log(0.4) + mixed(2.0 / 3, 0.3)) / 4.0;
+  CHECK(b.bigram == doctest::Approx(expect));
+  CHECK(b.grid.size() == 101);
+  for (const auto& g : b.grid) CHECK(g.second >= b.bigram);
+}
+
+// ---------------------------------------------------------------- 5 determinism
+TEST_CASE("determinism: golden first losses of the English model on a built-in text (native and WebAssembly agree)") {
+  RunDesc d;
+  d.kind = RunKind::lm_english;
+  d.corpus_text = kBuiltInText;
+  TrainRun run(d);
+  REQUIRE(run.error().empty());
+  for (int s = 0; s < 3; ++s) run.step();
+  // Recorded natively (x86-64, g++ 12, -march=native); the WebAssembly build gives the same bits.
+  const std::vector<std::string> golden = {"0x1.3a5d3p+2", "0x1.b277b2p+1", "0x1.8e5414p+1"};
+  std::string line;
+  for (float x : run.losses()) line += "\"" + hex(x) + "\", ";
+  const EvalResult ev = run.evaluate();
+  MESSAGE("lm_english, built-in text: {" << line << "}; held-out " << hex(ev.loss));
+  REQUIRE(run.losses().size() == 3);
+  for (size_t i = 0; i < 3; ++i) CHECK(hex(run.losses()[i]) == golden[i]);
+  CHECK(hex(ev.loss) == "0x1.863da8p+1");
+}
+
+TEST_CASE("runs: a language model without its corpus says to run the set-up step and trains nothing") {
+  RunDesc d;
+  d.kind = RunKind::lm_chinese;
+  d.corpus_text = "not a poem";
+  TrainRun bad(d);
+  CHECK(bad.error().find("no poem") != std::string::npos);
+  CHECK(bad.train_size() == 0);
+  CHECK(bad.step() == 0.0f);
+  d.corpus_text.clear();
+  setenv("LAB_CORPUS_DIR", "/nonexistent-attnlab-folder", 1);
+  TrainRun missing(d);
+  const ModelSpeed speed = measure_training_speed(d, 3);
+  unsetenv("LAB_CORPUS_DIR");
+  CHECK(missing.error().find("scripts/lab setup") != std::string::npos);
+  CHECK(speed.error == missing.error());
+  CHECK(speed.timing.steps == 0);
+}
+
+// ---------------------------------------------------------------- 6 training on the corpora
+namespace {
+// A run on a cached corpus; REQUIREs that set-up has fetched it.
+void require_corpus(const TrainRun& run) {
+  REQUIRE_MESSAGE(run.error().empty(), run.error());
+  REQUIRE(run.train_size() > 0);
+  REQUIRE(run.heldout_size() > 0);
+}
+
+// A run of `kind` with the default settings (and learning rate lr when > 0).
+std::unique_ptr<TrainRun> corpus_run(RunKind kind, float lr = 0.0f) {
+  RunDesc d;
+  d.kind = kind;
+  d.learning_rate = lr;
+  auto run = std::make_unique<TrainRun>(d);
+  require_corpus(*run);
+  return run;
+}
+
+CharBaselines baselines_of(const TrainRun& run) {
+  const data::CharCorpus& c = run.char_corpus();
+  return fit_char_baselines(c.train, c.heldout, c.vocab.size());
+}
+
+// Steps of the seeded runs below. Measured ("measure: steps to beat the bigram",
+// seed 1, checked every 25 steps): the English model is first below the bigram
+// at step 200, the Chinese one at step 150; 300 leaves a margin (about 0.1 nats
+// each) and takes about 15 s natively.
+constexpr int kEnglishSteps = 300;
+constexpr int kChineseSteps = 300;
+}  // namespace
+
+TEST_CASE("char LM on the cached corpora: a seeded run ends below the bigram baseline on held-out text") {
+  struct Case {
+    RunKind kind;
+    int steps;
+  };
+  for (const Case& c : {Case{RunKind::lm_english, kEnglishSteps}, Case{RunKind::lm_chinese, kChineseSteps}}) {
+    CAPTURE(std::string(run_kind_name(c.kind)));
+    const std::unique_ptr<TrainRun> owned = corpus_run(c.kind);
+    TrainRun& run = *owned;
+    const CharBaselines b = baselines_of(run);
+    run.run_for(1e9, c.steps);
+    const EvalResult ev = run.evaluate();
+    MESSAGE(std::string(run_kind_name(c.kind)) << " after " << c.steps << " steps: held-out " << ev.loss << " nats/char (accuracy "
+                                  << ev.accuracy << "); unigram " << b.unigram << ", bigram " << b.bigram
+                                  << " (lambda " << b.model.lambda << ")");
+    CHECK(ev.count == int(run.char_corpus().heldout.size()) - 1);
+    CHECK(ev.loss < b.bigram);
+    CHECK(b.bigram < b.unigram);
+  }
+}
+
+// ---------------------------------------------------------------- 7 measurements (skipped by default)
+namespace {
+// A model of `desc` trained on `run`'s corpus with its own windows and batch
+// order, for the size sweep; returns (held-out loss, steps per second) after
+// `seconds` of training.
+struct SweepResult {
+  int steps = 0;
+  double steps_per_second = 0.0;
+  float heldout = 0.0f;
+};
+SweepResult train_for(const TrainRun& run, const CharLmDesc& desc, int batch, double cpu_seconds) {
+  CharLmDesc d = desc;
+  d.vocab = run.char_corpus().vocab.size();
+  CharLm m(d);
+  const std::vector<data::TextWindow> train = data::text_windows(run.char_corpus().train, d.context, 1);
+  const std::vector<data::TextWindow> heldout = data::covering_windows(run.char_corpus().heldout, d.context);
+  BatchOrder order;
+  order.reset(int(train.size()), batch, 17);
+  // Processor time, not wall time: the machine may be busy with other work.
+  const std::clock_t start = std::clock();
+  SweepResult r;
+  double used = 0.0;
+  while (used < cpu_seconds) {
+    m.train_step(train, order.next());
+    ++r.steps;
+    used = double(std::clock() - start) / CLOCKS_PER_SEC;
+  }
+  r.steps_per_second = r.steps / used;
+  r.heldout = m.evaluate(heldout).loss;
+  return r;
+}
+
+// Ids of a generated text cut into lines; each line as its characters.
+std::vector<std::vector<std::string>> lines_of(const std::vector<int>& ids, const data::Vocab& vocab) {
+  std::vector<std::vector<std::string>> lines(1);
+  for (int id : ids) {
+    const std::string& c = vocab.words[size_t(id)];
+    if (c == "\n") lines.emplace_back();
+    else lines.back().push_back(c);
+  }
+  std::vector<std::vector<std::string>> out;
+  for (auto& l : lines)
+    if (!l.empty()) out.push_back(l);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("measure: sizes -- held-out loss after the same processor time, and steps per second" * doctest::skip()) {
+  struct Size {
+    int d, context, batch, layers;
+  };
+  const Size sizes[] = {{48, 32, 8, 2}, {48, 32, 16, 2}, {48, 64, 8, 2}, {48, 64, 16, 2}, {64, 32, 8, 2},
+                        {64, 32, 16, 2}, {64, 64, 8, 2}, {64, 64, 16, 2}, {64, 64, 16, 3}};
+  const double seconds = 30.0;
+  for (RunKind kind : {RunKind::lm_english, RunKind::lm_chinese}) {
+    const std::unique_ptr<TrainRun> owned = corpus_run(kind);
+    const TrainRun& run = *owned;
+    const CharBaselines b = baselines_of(run);
+    MESSAGE(std::string(run_kind_name(kind)) << ": V = " << run.char_corpus().vocab.size() << ", bigram " << b.bigram
+                                << ", unigram " << b.unigram);
+    for (const Size& s : sizes) {
+      CharLmDesc d;
+      d.d_model = s.d;
+      d.d_ff = 4 * s.d;
+      d.context = s.context;
+      d.layers = s.layers;
+      const SweepResult r = train_for(run, d, s.batch, seconds);
+      MESSAGE(std::string(run_kind_name(kind)) << " d " << s.d << " n " << s.context << " batch " << s.batch << " layers " << s.layers
+                                  << ": " << r.steps_per_second << " steps per processor second, " << r.steps << " steps in "
+                                  << seconds << " s, held-out " << r.heldout);
+    }
+  }
+}
+
+TEST_CASE("measure: learning rate -- held-out loss after 1000 steps at the default size" * doctest::skip()) {
+  for (RunKind kind : {RunKind::lm_english, RunKind::lm_chinese})
+    for (float lr : {1e-3f, 3e-3f, 1e-2f}) {
+      const std::unique_ptr<TrainRun> run = corpus_run(kind, lr);
+      run->run_for(1e9, 1000);
+      MESSAGE(std::string(run_kind_name(kind)) << " lr " << lr << ": held-out " << run->evaluate().loss);
+    }
+}
+
+TEST_CASE("measure: steps to beat the bigram, and the held-out loss along the way" * doctest::skip()) {
+  for (RunKind kind : {RunKind::lm_english, RunKind::lm_chinese}) {
+    const std::unique_ptr<TrainRun> owned = corpus_run(kind);
+    TrainRun& run = *owned;
+    const CharBaselines b = baselines_of(run);
+    int beaten = -1;
+    std::string curve;
+    for (int s = 25; s <= 3000; s += 25) {
+      run.run_for(1e9, 25);
+      const float loss = run.evaluate().loss;
+      if (beaten < 0 && loss < b.bigram) beaten = s;
+      if (s % 250 == 0) curve += std::to_string(s) + ": " + std::to_string(loss) + "  ";
+    }
+    MESSAGE(std::string(run_kind_name(kind)) << ": unigram " << b.unigram << ", bigram " << b.bigram << " (lambda "
+                                << b.model.lambda << "); held-out below the bigram first at step " << beaten
+                                << " (checked every 25 steps); " << curve);
+  }
+}
+
+TEST_CASE("measure: the share of generated lines in the five- and seven-character forms" * doctest::skip()) {
+  const std::unique_ptr<TrainRun> owned = corpus_run(RunKind::lm_chinese);
+  TrainRun& run = *owned;
+  const data::Vocab& vocab = run.char_corpus().vocab;
+  // The held-out poems themselves, for reference.
+  const std::vector<std::vector<std::string>> real = lines_of(run.char_corpus().heldout, vocab);
+  int real_formed = 0;
+  for (const auto& l : real) real_formed += data::poem_line_form(l) != data::LineForm::other;
+  const data::CharCorpus& c = run.char_corpus();
+  MESSAGE("held-out poems: " << real_formed << " of " << real.size() << " lines in form; <unk> is "
+                             << double(c.train_unknown) / double(c.train.size()) << " of the training characters and "
+                             << double(c.heldout_unknown) / double(c.heldout.size()) << " of the held-out ones");
+  int trained = 0;
+  for (int budget : {300, 1000, 3000}) {
+    run.run_for(1e9, budget - trained);
+    trained = budget;
+    for (float temperature : {1.0f, 0.8f}) {
+      SampleDesc s;
+      s.temperature = temperature;
+      Rng rng(11);
+      const std::vector<int> prompt = {vocab.id("\n"), vocab.id("\n")};
+      const std::vector<int> text = sample_text(*run.char_lm(), prompt, 3000, s, rng);
+      std::vector<std::vector<std::string>> lines = lines_of(text, vocab);
+      int five = 0, seven = 0;
+      for (const auto& l : lines) {
+        five += data::poem_line_form(l) == data::LineForm::five;
+        seven += data::poem_line_form(l) == data::LineForm::seven;
+      }
+      std::string sample;
+      for (size_t k = 0; k < 8 && k < lines.size(); ++k) {
+        for (const std::string& c : lines[k]) sample += c;
+        sample += " / ";
+      }
+      MESSAGE("after " << budget << " steps (held-out " << run.evaluate().loss << "), T " << temperature << ": "
+                       << lines.size() << " lines, " << five << " five-character, " << seven
+                       << " seven-character: share " << double(five + seven) / double(lines.size()) << "; "
+                       << sample);
+    }
+  }
+}
