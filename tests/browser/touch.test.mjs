@@ -88,8 +88,8 @@ async function reveal(page, f, id, backFirst = false) {
   }
   return shown();
 }
-async function tapWidget(page, f, id) {
-  assert.ok(await reveal(page, f, id), `${id} never came on screen`);
+async function tapWidget(page, f, id, backFirst = false) {
+  assert.ok(await reveal(page, f, id, backFirst), `${id} never came on screen`);
   const p = await centre(page, id);
   assert.ok(p, `${id} is not on screen`);
   await f.tap(p.x, p.y);
@@ -274,7 +274,9 @@ test('training starts and pauses by tap on the phone (frame rate printed), and a
   // The alignment is hidden until the quiz is answered.
   await tapWidget(page, f, 'quiz:stop-for-love:0');
   await tapWidget(page, f, 'quiz-check:stop-for-love');
-  await tapWidget(page, f, 'train:run');
+  // The Run button sits above the quiz: look up first (down first took 35 s of
+  // swipes to the step's end and back).
+  await tapWidget(page, f, 'train:run', true);
   let st = await state(page);
   assert.equal(st.experiment.running, true);
   const t0 = Date.now(), f0 = st.frames;

@@ -720,6 +720,28 @@ TEST_CASE("measure: sentiment options" * doctest::skip()) {
   CHECK(R(1, none, 1, 0.5f).at(600) == 571);  // 95.2%
 }
 
+// The padding step's experiment: A (the sentiment model with its padding mask) and
+// B (the same model trained without it) trained side by side for 600 steps, held
+// out every 25. Gives the curve, A's first step at 100% and B's range from step 200.
+struct PaddingRace {
+  std::string line;  // " step: A/B" in per mille
+  int a_full = -1;
+  float b_low = 1.0f, b_high = 0.0f, b_last = 0.0f;
+};
+static PaddingRace race_padding(TrainRun& a, TrainRun& b) {
+  PaddingRace r;
+  for (int s = 25; s <= 600; s += 25) {
+    a.run_for(1e9, 25);
+    b.run_for(1e9, 25);
+    const float ea = a.evaluate().accuracy, eb = b.evaluate().accuracy;
+    r.line += " " + std::to_string(s) + ": " + std::to_string(int(ea * 1000.0f + 0.5f)) + "/" + std::to_string(int(eb * 1000.0f + 0.5f));
+    if (r.a_full < 0 && ea >= 1.0f) r.a_full = s;
+    if (s >= 200) r.b_low = std::min(r.b_low, eb), r.b_high = std::max(r.b_high, eb);
+    r.b_last = eb;
+  }
+  return r;
+}
+
 TEST_CASE("convergence: the sentiment model without the padding mask stalls, with the mask removed, A flips most answers") {
   // sentiment.lesson, step padding (seed 1, 600 steps): every review padded to 20,
   // the longest. A (masked) first reaches 100% held out at step 425; B (the same
@@ -734,23 +756,12 @@ TEST_CASE("convergence: the sentiment model without the padding mask stalls, wit
   d.mask_padding = false;
   TrainRun b(d);
   REQUIRE(a.sentiment()->desc().pad_length == 20);
-  std::string line;
-  int a_full = -1;
-  float b_low = 1.0f, b_high = 0.0f, b_last = 0.0f;
-  for (int s = 25; s <= 600; s += 25) {
-    a.run_for(1e9, 25);
-    b.run_for(1e9, 25);
-    const float ea = a.evaluate().accuracy, eb = b.evaluate().accuracy;
-    line += " " + std::to_string(s) + ": " + std::to_string(int(ea * 1000.0f + 0.5f)) + "/" + std::to_string(int(eb * 1000.0f + 0.5f));
-    if (a_full < 0 && ea >= 1.0f) a_full = s;
-    if (s >= 200) b_low = std::min(b_low, eb), b_high = std::max(b_high, eb);
-    b_last = eb;
-  }
-  MESSAGE("held-out accuracy (per mille), masked / not:" << line);
-  CHECK(a_full == 425);
-  CHECK(b_low > 0.885f);
-  CHECK(b_high < 0.93f);
-  CHECK(b_last == doctest::Approx(0.925f));
+  const PaddingRace race = race_padding(a, b);
+  MESSAGE("held-out accuracy (per mille), masked / not:" << race.line);
+  CHECK(race.a_full == 425);
+  CHECK(race.b_low > 0.885f);
+  CHECK(race.b_high < 0.93f);
+  CHECK(race.b_last == doctest::Approx(0.925f));
   const SentimentModel &ma = *a.sentiment(), &mb = *b.sentiment();
   const auto& test = a.sentiment_data().test;
   int a_right = 0, a_flips = 0, b_flips = 0;
@@ -790,30 +801,19 @@ TEST_CASE("measure: padding, seeds 2 and 3 (the padding step quotes them)" * doc
     TrainRun a(d);
     d.mask_padding = false;
     TrainRun b(d);
-    std::string line;
-    int a_full = -1;
-    float b_low = 1.0f, b_high = 0.0f, b_last = 0.0f;
-    for (int s = 25; s <= 600; s += 25) {
-      a.run_for(1e9, 25);
-      b.run_for(1e9, 25);
-      const float ea = a.evaluate().accuracy, eb = b.evaluate().accuracy;
-      line += " " + std::to_string(s) + ": " + std::to_string(int(ea * 1000.0f + 0.5f)) + "/" + std::to_string(int(eb * 1000.0f + 0.5f));
-      if (a_full < 0 && ea >= 1.0f) a_full = s;
-      if (s >= 200) b_low = std::min(b_low, eb), b_high = std::max(b_high, eb);
-      b_last = eb;
-    }
+    const PaddingRace race = race_padding(a, b);
     const SentimentModel& ma = *a.sentiment();
     int a_right = 0;
     for (const data::Review& r : a.sentiment_data().test)
       a_right += (ma.predict(r.ids, ma.padded_length(r.ids), false) > 0.5f) == (r.label == 1);
-    MESSAGE("seed " << seed << ", held-out accuracy (per mille), masked / not:" << line);
-    MESSAGE("seed " << seed << ": A first at 100% at step " << a_full << "; B from step 200 between " << b_low << " and " << b_high
-                    << ", at step 600 " << b_last << "; A without its mask: " << a_right << " of "
+    MESSAGE("seed " << seed << ", held-out accuracy (per mille), masked / not:" << race.line);
+    MESSAGE("seed " << seed << ": A first at 100% at step " << race.a_full << "; B from step 200 between " << race.b_low << " and "
+                    << race.b_high << ", at step 600 " << race.b_last << "; A without its mask: " << a_right << " of "
                     << a.sentiment_data().test.size() << " right");
     // What the padding step's quizzes quote for these seeds: B ends at 93.0% and
     // 95.0%, behind A at 100%; A without its mask keeps 566 and 356 of 600.
     CHECK(a.evaluate().accuracy == 1.0f);
-    CHECK(int(b_last * 1000.0f + 0.5f) == (seed == 2 ? 930 : 950));
+    CHECK(int(race.b_last * 1000.0f + 0.5f) == (seed == 2 ? 930 : 950));
     CHECK(a_right == (seed == 2 ? 566 : 356));
   }
 }
