@@ -57,7 +57,8 @@ struct Panel {
     token_input,   // a line of tokens the learner types into settings[`setting`]: each
                    // token one of `options` (single characters; lower case is read as upper
                    // case; spaces separate them or not), at most `max` of them; the widget
-                   // hands over only text that passes and says what is wrong otherwise
+                   // hands over only text that passes and says what is wrong otherwise.
+                   // No options: free text of at most `max` characters
     note,          // computed text (`text`), e.g. "each row sums to 1.000"
     shapes         // a list of tensor shapes: `text` lines "name: (a, b, c)"
   };

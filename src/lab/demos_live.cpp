@@ -21,6 +21,12 @@ void check_induction(const DemoInputs& in, std::vector<Problem>& problems) {
   }
 }
 
+// The typed text: length first, then UTF-8, then characters (check_lm_prompt).
+void check_lm(const DemoInputs& in, std::vector<Problem>& problems) {
+  std::string why;
+  if (!check_lm_prompt(setting(in, "prompt"), &why)) problems.push_back({"prompt", why});
+}
+
 // A text setting that may be left empty (empty = off).
 ParamSpec optional_text_param(const std::string& name) {
   ParamSpec p = text_param(name, "");
@@ -36,6 +42,7 @@ DemoOutputs run_sentiment(const DemoInputs& in) { return preview("train_sentimen
 DemoOutputs run_hard_attention(const DemoInputs& in) { return preview("train_hard_attention", in); }
 DemoOutputs run_induction(const DemoInputs& in) { return preview("train_induction", in); }
 DemoOutputs run_word_order(const DemoInputs& in) { return preview("train_word_order", in); }
+DemoOutputs run_lm(const DemoInputs& in) { return preview("train_lm", in); }
 DemoOutputs run_timing(const DemoInputs& in) { return preview("timing", in); }
 
 // Every training experiment: its seed, its step budget, and (where it has one)
@@ -86,6 +93,13 @@ void add_live_demos(std::vector<DemoEntry>& r) {
                check_induction, run_induction});
   r.push_back({"train_word_order", training_params("150", {number_param("example", 0, 29, true, "0")}),
                check_nothing, run_word_order});
+  r.push_back({"train_lm",
+               training_params("1000", {choice_param("text", {"english", "chinese"}, "english"),
+                                        number_param("temperature", 0.1, 2, false, "0.8"),
+                                        number_param("top_k", 0, 50, true, "0"), optional_text_param("prompt"),
+                                        choice_param("ablate", {"none", "1.0", "1.1", "1.2", "1.3", "2.0", "2.1", "2.2", "2.3"}, "none"),
+                                        choice_param("show", {"1.0", "1.1", "1.2", "1.3", "2.0", "2.1", "2.2", "2.3"}, "1.0")}),
+               check_lm, run_lm});
   r.push_back({"timing", {choice_param("d", {"16", "32", "64"}, "32")}, check_nothing, run_timing});
 }
 

@@ -377,6 +377,7 @@ const ExperimentEntry kExperiments[] = {
     {"train_hard_attention", experiment_impl::make_hard_attention_experiment},
     {"train_induction", experiment_impl::make_induction_experiment},
     {"train_word_order", experiment_impl::make_order_experiment},
+    {"train_lm", experiment_impl::make_lm_experiment},
     {"timing", experiment_impl::make_timing_experiment},
 };
 }  // namespace

@@ -90,6 +90,14 @@ constexpr size_t kInductionPromptChars = 64;
 constexpr int kInductionPromptTokens = 16;
 bool parse_induction_prompt(const std::string& text, std::vector<int>* tokens, std::string* why);
 
+// train_lm's typed prompt (its `prompt` setting): any text the model can read,
+// checked in this order: at most kLmPromptBytes bytes, valid UTF-8, at most
+// kLmPromptChars characters (the model's context), no control characters but
+// the line break. Characters the training text never has are read as <unk>.
+constexpr size_t kLmPromptBytes = 128;
+constexpr int kLmPromptChars = 32;
+bool check_lm_prompt(const std::string& text, std::string* why);
+
 // A fresh experiment for demo `demo` with the learner's settings (already
 // checked by the demo registry; missing ones take their defaults). Null when
 // `demo` is not an experiment.

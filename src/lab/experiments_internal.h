@@ -204,6 +204,7 @@ std::unique_ptr<Experiment> make_sentiment_experiment(const DemoInputs& in);    
 std::unique_ptr<Experiment> make_hard_attention_experiment(const DemoInputs& in);  // train_hard_attention
 std::unique_ptr<Experiment> make_induction_experiment(const DemoInputs& in);       // train_induction
 std::unique_ptr<Experiment> make_order_experiment(const DemoInputs& in);           // train_word_order
+std::unique_ptr<Experiment> make_lm_experiment(const DemoInputs& in);              // train_lm
 std::unique_ptr<Experiment> make_timing_experiment(const DemoInputs& in);          // timing
 
 }  // namespace attn::experiment_impl

@@ -63,7 +63,16 @@ struct CharLm::Trace {
   Mat logits;                      // (n, V)
 };
 
-void CharLm::forward(const std::vector<int>& tokens, Trace& tr) const {
+CharLmEdits scale_head(int layers, int layer, int head, int heads, float scale) {
+  CharLmEdits e(size_t(std::max(0, layers)));
+  if (layer >= 0 && layer < layers && head >= 0 && head < heads) {
+    e[size_t(layer)].head_scale.assign(size_t(heads), 1.0f);
+    e[size_t(layer)].head_scale[size_t(head)] = scale;
+  }
+  return e;
+}
+
+void CharLm::forward(const std::vector<int>& tokens, Trace& tr, const CharLmEdits* edits) const {
   const size_t L = blocks_.size();
   const int d = desc_.d_model;
   tr.inputs = tokens;
@@ -79,7 +88,8 @@ void CharLm::forward(const std::vector<int>& tokens, Trace& tr) const {
     const Block& b = blocks_[l];
     Trace::BlockTrace& bt = tr.blocks[l];
     layer_norm_forward(b.ln1, *X, bt.ln1);
-    self_attention_forward(b.attention, bt.ln1.out, bt.attention);
+    const AttentionEdits* e = edits && l < edits->size() ? &(*edits)[l] : nullptr;
+    self_attention_forward(b.attention, bt.ln1.out, bt.attention, e);
     tr.mid[l] = *X + bt.attention.out;  // the residual: X + MHA(LN1(X))
     layer_norm_forward(b.ln2, tr.mid[l], bt.ln2);
     feed_forward_forward(b.ffn, bt.ln2.out, bt.ffn);
@@ -149,14 +159,14 @@ double CharLm::example_gradient(const Set& set, int i, float scale) {
 }
 
 // ---------------------------------------------------------------- 4 evaluation and inspection
-Mat CharLm::logits(const std::vector<int>& tokens) const {
+Mat CharLm::logits(const std::vector<int>& tokens, const CharLmEdits* edits) const {
   if (tokens.empty()) return Mat();
   Trace tr;
-  forward(tokens, tr);
+  forward(tokens, tr, edits);
   return tr.logits;
 }
 
-EvalResult CharLm::evaluate(const std::vector<data::TextWindow>& set) const {
+EvalResult CharLm::evaluate(const std::vector<data::TextWindow>& set, const CharLmEdits* edits) const {
   EvalResult ev;
   double total = 0.0;
   int right = 0;
@@ -165,7 +175,7 @@ EvalResult CharLm::evaluate(const std::vector<data::TextWindow>& set) const {
     if (w.tokens.size() < 2) continue;
     const std::vector<int> tokens = window_of(w.tokens);
     Trace tr;
-    forward(std::vector<int>(tokens.begin(), tokens.end() - 1), tr);
+    forward(std::vector<int>(tokens.begin(), tokens.end() - 1), tr, edits);
     for (int i = 0; i < int(tr.logits.rows()); ++i) {
       const int y = tokens[size_t(i) + 1];
       total += softmax_cross_entropy_row(&tr.logits(i, 0), V, y, nullptr, 1.0f);
@@ -180,10 +190,10 @@ EvalResult CharLm::evaluate(const std::vector<data::TextWindow>& set) const {
   return ev;
 }
 
-std::vector<std::vector<Mat>> CharLm::attention(const std::vector<int>& tokens) const {
+std::vector<std::vector<Mat>> CharLm::attention(const std::vector<int>& tokens, const CharLmEdits* edits) const {
   if (tokens.empty()) return {};
   Trace tr;
-  forward(tokens, tr);
+  forward(tokens, tr, edits);
   std::vector<std::vector<Mat>> out;
   for (const Trace::BlockTrace& b : tr.blocks) out.push_back(b.attention.P);
   return out;
@@ -213,13 +223,13 @@ int sample_logits(const float* logits, int V, const SampleDesc& desc, Rng& rng) 
 }
 
 std::vector<int> sample_text(const CharLm& model, const std::vector<int>& prompt, int count, const SampleDesc& desc,
-                             Rng& rng) {
+                             Rng& rng, const CharLmEdits* edits) {
   std::vector<int> text = prompt;
   if (text.empty()) return {};
   const int n = model.desc().context;
   for (int s = 0; s < count; ++s) {
     const std::vector<int> window(text.end() - std::min(int(text.size()), n), text.end());
-    const Mat z = model.logits(window);
+    const Mat z = model.logits(window, edits);
     text.push_back(sample_logits(&z(z.rows() - 1, 0), int(z.cols()), desc, rng));
   }
   return std::vector<int>(text.begin() + long(prompt.size()), text.end());

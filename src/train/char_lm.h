@@ -57,6 +57,12 @@ struct CharLmDesc {
 };
 
 // ---------------------------------------------------------------- 2 the model
+// Edits of the trained heads for inspection, one entry per layer (missing or
+// empty: as trained): head_scale multiplies a head's output (0 switches it off).
+using CharLmEdits = std::vector<AttentionEdits>;
+// Head `head` of layer `layer` (0-based) times `scale`.
+CharLmEdits scale_head(int layers, int layer, int head, int heads, float scale);
+
 // Trained by Model (model.h) on windows of context + 1 ids; the batch loss is
 // the mean over every predicted character of the batch.
 class CharLm : public Model<data::TextWindow> {
@@ -65,12 +71,12 @@ class CharLm : public Model<data::TextWindow> {
 
   // logits (n, V) of tokens (n <= context; longer inputs keep their last
   // `context` tokens): row i scores the token after position i.
-  Mat logits(const std::vector<int>& tokens) const;
+  Mat logits(const std::vector<int>& tokens, const CharLmEdits* edits = nullptr) const;
   // Mean cross-entropy per predicted character (nats) and argmax accuracy over
   // the windows of `set`; count = predicted characters.
-  EvalResult evaluate(const std::vector<data::TextWindow>& set) const;
+  EvalResult evaluate(const std::vector<data::TextWindow>& set, const CharLmEdits* edits = nullptr) const;
   // weights[l][head] (n, n), causal.
-  std::vector<std::vector<Mat>> attention(const std::vector<int>& tokens) const;
+  std::vector<std::vector<Mat>> attention(const std::vector<int>& tokens, const CharLmEdits* edits = nullptr) const;
 
   const CharLmDesc& desc() const { return desc_; }
 
@@ -87,7 +93,7 @@ class CharLm : public Model<data::TextWindow> {
     FeedForward ffn;
   };
   struct Trace;
-  void forward(const std::vector<int>& tokens, Trace& tr) const;
+  void forward(const std::vector<int>& tokens, Trace& tr, const CharLmEdits* edits = nullptr) const;
   std::vector<int> window_of(const std::vector<int>& tokens) const;
   // Sum over rows i of the cross-entropy of logits row i with targets[i]; with
   // dlogits, each row's gradient times `scale` is written there.
@@ -113,6 +119,6 @@ int sample_logits(const float* logits, int V, const SampleDesc& desc, Rng& rng);
 // `count` more ids after `prompt` (which must not be empty), each from the
 // model's last logits row given at most `context` preceding ids.
 std::vector<int> sample_text(const CharLm& model, const std::vector<int>& prompt, int count, const SampleDesc& desc,
-                             Rng& rng);
+                             Rng& rng, const CharLmEdits* edits = nullptr);
 
 }  // namespace attn::train

@@ -156,7 +156,8 @@ struct SliderView {
 // over; text that passes is returned as typed.
 struct TokenInputView {
   std::string setting;              // widget id "text:<setting>"
-  std::vector<std::string> tokens;  // allowed tokens, single characters (upper case)
+  std::vector<std::string> tokens;  // allowed tokens, single characters (upper case); empty: any
+                                    // text of at most max_tokens characters (UTF-8)
   int max_tokens = 16;
   std::string current;
   std::string lang = "en";

@@ -137,7 +137,17 @@ std::optional<std::string> slider(const SliderView& view) {
 // ---------------------------------------------------------------- a typed line of tokens
 namespace {
 
-constexpr size_t kTokenLineBytes = 64;  // what the field holds (the lab's limit for a prompt)
+constexpr size_t kTokenLineBytes = 64;  // what a field of tokens holds (the lab's limit for a prompt)
+constexpr size_t kTextLineBytes = 128;  // what a field of free text holds (32 characters of Chinese)
+
+size_t line_bytes(const TokenInputView& view) { return view.tokens.empty() ? kTextLineBytes : kTokenLineBytes; }
+
+// UTF-8 characters in `text` (continuation bytes are not counted).
+int utf8_length(const std::string& text) {
+  int n = 0;
+  for (unsigned char c : text) n += (c & 0xc0) != 0x80;
+  return n;
+}
 
 bool is_separator(char c) { return c == ' ' || c == ',' || c == '|'; }
 
@@ -145,6 +155,13 @@ bool is_separator(char c) { return c == ' ' || c == ',' || c == '|'; }
 std::string token_problem(const TokenInputView& view, const std::string& text) {
   int count = 0;
   char buf[160];
+  if (view.tokens.empty()) {  // free text: only its length in characters
+    if (utf8_length(text) > view.max_tokens) {
+      std::snprintf(buf, sizeof buf, text::text_too_many.get(view.lang), view.max_tokens, utf8_length(text));
+      return buf;
+    }
+    return "";
+  }
   for (char c : text) {
     if (is_separator(c)) continue;
     const std::string t(1, char(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c));
@@ -182,11 +199,11 @@ std::optional<std::string> token_input(const TokenInputView& view) {
     it = drafts.end();
   }
   std::string draft = it != drafts.end() ? it->second.first : view.current;
-  char buf[kTokenLineBytes + 1] = {};
-  draft.copy(buf, std::min(draft.size(), kTokenLineBytes));
+  char buf[kTextLineBytes + 1] = {};
+  draft.copy(buf, std::min(draft.size(), line_bytes(view)));
   ImGui::PushID(view.setting.c_str());
   ImGui::SetNextItemWidth(token_input_width(view));
-  const bool changed = ImGui::InputText("##tokens", buf, sizeof buf);
+  const bool changed = ImGui::InputText("##tokens", buf, line_bytes(view) + 1);
   widgets_record_last("text:" + view.setting, "text");
   ImGui::PopID();
   if (changed) draft = buf;

@@ -157,6 +157,7 @@ inline constexpr UiText overlay_simd{"SIMD: %s", "SIMD：%s"};
 
 // A typed line of tokens (src/ui/settings.cpp).
 inline constexpr UiText token_unknown{"'%s' is not a token here: use %s to %s.", "“%s” 不是这里的词元：请用 %s 到 %s。"};
+inline constexpr UiText text_too_many{"At most %d characters (now %d).", "最多 %d 个字符（现在有 %d 个）。"};
 inline constexpr UiText token_too_many{"At most %d tokens (now %d).", "最多 %d 个词元（现在有 %d 个）。"};
 }  // namespace text
 

@@ -1,0 +1,195 @@
+// train_lm (curriculum H): the character language model as a lesson's live
+// experiment -- its settings checked, a run below the counting baselines, the
+// sample, the typed prompt, the heads, a head switched off, its state as bytes,
+// and a run whose text is missing.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "base/bytes.h"
+#include "data/text_corpus.h"
+#include "lab/demos.h"
+#include "lab/experiments.h"
+
+namespace {
+
+using attn::DemoInputs;
+
+DemoInputs lm_settings(std::initializer_list<std::pair<const std::string, std::string>> s) {
+  DemoInputs in;
+  in.settings = s;
+  return in;
+}
+
+double num(const attn::json::Value& v, const char* key) {
+  const attn::json::Value* x = v.find(key);
+  REQUIRE(x != nullptr);
+  return x->as_number();
+}
+
+std::string str(const attn::json::Value& v, const char* key) {
+  const attn::json::Value* x = v.find(key);
+  REQUIRE(x != nullptr);
+  return x->as_string();
+}
+
+bool has_panel(const attn::DemoOutputs& out, const std::string& id) {
+  for (const auto& p : out.panels)
+    if (p.id == id) return true;
+  return false;
+}
+
+double run_status_loss(const attn::json::Value& status) {
+  const attn::json::Value* runs = status.find("runs");
+  REQUIRE(runs);
+  REQUIRE(runs->size() == 1);
+  return num(runs->items()[0], "heldoutLoss");
+}
+
+void run_to_end(attn::Experiment& ex) {
+  for (int i = 0; i < 100000 && !ex.done(); ++i) ex.advance(50.0);
+  REQUIRE(ex.done());
+}
+
+}  // namespace
+
+TEST_CASE("train_lm: the typed prompt is checked length first, then UTF-8, then characters") {
+  std::string why;
+  CHECK(attn::check_lm_prompt("", &why));
+  CHECK(attn::check_lm_prompt("We the People", &why));
+  CHECK(attn::check_lm_prompt("床前明月光，疑是地上霜。举头望明月，低头思故乡。", &why));
+  // 129 bytes: refused before anything reads it.
+  CHECK_FALSE(attn::check_lm_prompt(std::string(129, 'a'), &why));
+  CHECK(why.find("too long") != std::string::npos);
+  CHECK_FALSE(attn::check_lm_prompt(std::string("ab\xff" "cd"), &why));
+  CHECK(why.find("UTF-8") != std::string::npos);
+  CHECK_FALSE(attn::check_lm_prompt(std::string(33, 'a'), &why));
+  CHECK(why.find("33 characters") != std::string::npos);
+  CHECK(attn::check_lm_prompt(std::string(32, 'a'), &why));
+  // 33 Chinese characters are 99 bytes: under the byte limit, over the character one.
+  std::string han;
+  for (int i = 0; i < 33; ++i) han += "月";
+  CHECK_FALSE(attn::check_lm_prompt(han, &why));
+  CHECK_FALSE(attn::check_lm_prompt(std::string("a\x01" "b"), &why));
+  CHECK(attn::check_lm_prompt("two\nlines", &why));
+  // Through the registry, as a link or a lesson file would give it.
+  CHECK(!attn::run_demo("train_lm", lm_settings({{"prompt", std::string(200, 'x')}})).error.empty());
+  CHECK(!attn::run_demo("train_lm", lm_settings({{"ablate", "3.0"}})).error.empty());
+  CHECK(!attn::run_demo("train_lm", lm_settings({{"temperature", "0"}})).error.empty());
+  CHECK(!attn::run_demo("train_lm", lm_settings({{"text", "klingon"}})).error.empty());
+  CHECK(attn::run_demo("train_lm", lm_settings({{"text", "chinese"}, {"prompt", "春眠不觉晓"}})).error.empty());
+}
+
+TEST_CASE("train_lm: without its text the run says why, trains nothing and finishes") {
+  const char* old = std::getenv("LAB_CORPUS_DIR");
+  const std::string kept = old ? old : "";
+  setenv("LAB_CORPUS_DIR", "/nonexistent-attnlab-corpora", 1);
+  auto ex = attn::make_experiment("train_lm", lm_settings({{"steps", "50"}}));
+  REQUIRE(ex);
+  CHECK(ex->advance(10.0) == 0);
+  CHECK(ex->done());
+  const attn::json::Value s = ex->status();
+  CHECK(str(s, "error").find("is missing") != std::string::npos);
+  CHECK(has_panel(ex->view(), "text-error"));
+  if (old) setenv("LAB_CORPUS_DIR", kept.c_str(), 1);
+  else unsetenv("LAB_CORPUS_DIR");
+}
+
+TEST_CASE("train_lm: a short run draws, samples, reads a prompt, switches a head off, and its state travels as bytes") {
+  auto ex = attn::make_experiment("train_lm", lm_settings({{"steps", "50"}, {"prompt", "We the People"}}));
+  REQUIRE(ex);
+  run_to_end(*ex);
+  const attn::json::Value s = ex->status();
+  CHECK(num(s, "steps") == 50);
+  REQUIRE(!s.find("error"));
+  // The baselines: the unigram is above the bigram mix, both finite.
+  CHECK(num(s, "unigramLoss") > num(s, "bigramLoss"));
+  CHECK(num(s, "bigramLoss") > 1.0);
+  const std::string sample = str(s, "sample");
+  CHECK(attn::data::utf8_chars(sample).size() == 96);
+  CHECK(attn::data::valid_utf8(sample));
+  CHECK(attn::data::utf8_chars(str(s, "promptContinuation")).size() == 48);
+  // The five likeliest next characters, most likely first, each a probability.
+  const attn::json::Value* next = s.find("promptNext");
+  REQUIRE(next);
+  REQUIRE(next->size() == 5);
+  double total = 0.0, before = 1.0;
+  for (const auto& e : next->items()) {
+    const double p = e.items()[1].as_number();
+    CHECK(p <= before);
+    CHECK(p > 0.0);
+    before = p;
+    total += p;
+  }
+  CHECK(total <= 1.0 + 1e-6);
+  // Every head scored, and the held-out loss with each one off.
+  REQUIRE(s.find("headOffLoss")->size() == 8);
+  REQUIRE(s.find("inductionScore")->size() == 8);
+  for (const auto& v : s.find("previousTokenScore")->items()) CHECK((v.as_number() >= 0.0 && v.as_number() <= 1.0));
+  const attn::DemoOutputs out = ex->view();
+  for (const char* id : {"lm-loss", "sample", "prompt-next", "lm-scores", "lm-head-off", "lm-head"}) {
+    CAPTURE(id);
+    CHECK(has_panel(out, id));
+  }
+  CHECK(out.mats.at("lm_head").rows() == 13);  // one row per character of the prompt
+
+  // A head switched off changes what the model says, with no retraining.
+  REQUIRE(ex->set_view_setting("ablate", "1.0"));
+  const attn::json::Value off = ex->status();
+  CHECK(str(off, "ablate") == "1.0");
+  CHECK(num(off, "ablatedLoss") == doctest::Approx(off.find("headOffLoss")->items()[0].as_number()));
+  const bool moved = str(off, "sample") != sample ||
+                     off.find("promptNext")->items()[0].items()[1].as_number() != next->items()[0].items()[1].as_number();
+  CHECK(moved);
+  REQUIRE(ex->set_view_setting("ablate", "none"));
+  CHECK(str(ex->status(), "sample") == sample);
+
+  // The page's copy reads the worker's bytes and shows the same.
+  auto page = attn::make_experiment("train_lm", lm_settings({{"steps", "50"}, {"prompt", "We the People"}}));
+  attn::ByteWriter w;
+  ex->write_state(w);
+  const std::string bytes = w.take();
+  {
+    attn::ByteReader r(bytes);
+    REQUIRE(page->read_state(r));
+  }
+  const attn::json::Value ps = page->status();
+  CHECK(str(ps, "sample") == sample);
+  CHECK(num(ps, "bigramLoss") == num(s, "bigramLoss"));
+  CHECK(ps.find("headOffLoss")->items()[3].as_number() == s.find("headOffLoss")->items()[3].as_number());
+  // Cut short or with a different model's shape, the bytes change nothing.
+  auto fresh = attn::make_experiment("train_lm", lm_settings({{"steps", "50"}}));
+  attn::ByteReader cut(std::string_view(bytes).substr(0, bytes.size() - 9));
+  CHECK_FALSE(fresh->read_state(cut));
+  CHECK(num(fresh->status(), "steps") == 0);
+  auto other = attn::make_experiment("train_lm", lm_settings({{"steps", "50"}, {"text", "chinese"}}));
+  attn::ByteReader r2(bytes);
+  CHECK_FALSE(other->read_state(r2));
+}
+
+TEST_CASE("train_lm: the poems train too, and a Chinese prompt is read character by character") {
+  auto ex = attn::make_experiment("train_lm", lm_settings({{"steps", "20"}, {"text", "chinese"}, {"prompt", "春眠不觉晓，"}}));
+  run_to_end(*ex);
+  const attn::json::Value s = ex->status();
+  REQUIRE(!s.find("error"));
+  CHECK(str(s, "text") == "chinese");
+  CHECK(num(s, "unigramLoss") > num(s, "bigramLoss"));
+  CHECK(ex->view().mats.at("lm_head").rows() == 6);
+  CHECK(attn::data::valid_utf8(str(s, "promptContinuation")));
+}
+
+TEST_CASE("train_lm: the lesson's run ends below the bigram baseline, and the curve says when it crossed") {
+  // English, seed 1, 300 steps: test_char_lm measures 2.10 nats per character
+  // against the bigram mix's 2.29.
+  auto ex = attn::make_experiment("train_lm", lm_settings({{"steps", "300"}}));
+  run_to_end(*ex);
+  const attn::json::Value s = ex->status();
+  const double model = run_status_loss(s);
+  MESSAGE("held-out " << model << " nats per character; unigram " << num(s, "unigramLoss") << ", bigram "
+                      << num(s, "bigramLoss") << "; below the bigram from step " << num(s, "belowBigramAt"));
+  CHECK(model < num(s, "bigramLoss"));
+  CHECK(num(s, "belowBigramAt") > 0);
+  CHECK(num(s, "belowBigramAt") <= 300);
+}
