@@ -40,7 +40,8 @@ void lab_recompute(LabApp& app) {
     // in a link or saved state shows as a compute error, like any demo's).
     if (!app.experiment) {
       app.outputs = attn::run_demo(step->demo, app.inputs);
-      if (app.outputs.error.empty()) app.experiment = lab_trainer(app).open(lab_current_key(app), step->demo, app.inputs);
+      if (app.outputs.error.empty() && lab_text_ready(app, *step))
+        app.experiment = lab_trainer(app).open(lab_current_key(app), step->demo, app.inputs);
     }
     if (app.experiment) app.outputs = app.experiment->view();
     else app.running = false;
@@ -60,7 +61,9 @@ void restart_experiment(LabApp& app) {
   app.running = false;
   app.experiment = nullptr;
   const attn::LessonStep* step = lab_current_step(app);
-  if (step && attn::is_experiment_demo(step->demo) && attn::run_demo(step->demo, app.inputs).error.empty())
+  // A step whose text is still on its way is opened when it comes (lab_recompute).
+  if (step && attn::is_experiment_demo(step->demo) && attn::run_demo(step->demo, app.inputs).error.empty() &&
+      lab_text_ready(app, *step))
     app.experiment = lab_trainer(app).reset(lab_current_key(app), step->demo, app.inputs);
   else if (app.trainer)
     app.trainer->close(lab_current_key(app));
@@ -328,6 +331,7 @@ void lab_reset_step(LabApp& app) {
   app.state.edits.erase(lab_current_key(app));
   app.state.answers.erase(lab_current_key(app));
   if (app.trainer) app.trainer->close(lab_current_key(app));  // back to the lesson's settings, untrained
+  app.text_failed.clear();  // a text that failed to load is fetched again
   app.experiment = nullptr;
   app.running = false;
   enter_step(app);

@@ -18,3 +18,7 @@ attn::TrainerClient& lab_trainer(LabApp& app);
 // A new training worker after one failed: every experiment starts again
 // (the learner's saved state is untouched).
 void lab_trainer_retry(LabApp& app);
+// The corpus the step's experiment reads (train_lm's text) is at hand: always
+// natively; in the page once fetched and handed to both copies. While it loads,
+// or after it failed, false, with a note about it put first in app.outputs.
+bool lab_text_ready(LabApp& app, const attn::LessonStep& step);

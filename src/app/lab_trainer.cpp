@@ -3,9 +3,11 @@
 // that it lives, and a retry after it failed. The worker's own side (what the
 // native thread and the worker module run) is trainer_worker.cpp.
 #include <memory>
+#include <utility>
 
 #include "app/lab_app_internal.h"
 #include "app/trainer_worker.h"
+#include "data/text_corpus.h"
 
 namespace {
 constexpr double kPingEveryMs = 1000.0;
@@ -44,7 +46,55 @@ void lab_trainer_retry(LabApp& app) {
   lab_recompute(app);
 }
 
+bool lab_text_ready(LabApp& app, const attn::LessonStep& step) {
+  std::string name;
+  attn::data::TextCorpusKind kind;
+  if (!platform::fetch_needed() || !attn::experiment_text(step.demo, app.inputs, &name) ||
+      !attn::data::parse_text_corpus_name(name, &kind) || attn::data::corpus_provided(kind))
+    return true;
+  attn::LocalText t;
+  if (auto it = app.text_failed.find(name); it != app.text_failed.end()) {
+    t.by_lang["en"] = "The text could not be loaded: " + it->second + ". Press Reset step to try again.";
+    t.by_lang["zh"] = "没能载入文本：" + it->second + "。按“重置本步”再试一次。";
+  } else {
+    std::vector<std::string> paths;
+    for (const std::string& f : attn::data::corpus_file_names(kind)) paths.push_back("texts/" + f);
+    platform::fetch_start(name, paths);
+    app.text_waiting = name;
+    t.by_lang["en"] = "Loading the text this step trains on...";
+    t.by_lang["zh"] = "正在载入这一步训练用的文本……";
+  }
+  attn::Panel note;
+  note.kind = attn::Panel::Kind::note;
+  note.id = "text-loading";
+  note.title.by_lang = {{"en", "The text"}, {"zh", "文本"}};
+  note.text = std::move(t);
+  app.outputs.panels.insert(app.outputs.panels.begin(), std::move(note));
+  app.running = false;
+  return false;
+}
+
+namespace {
+// The text on its way has come (handed to this page's core and to the worker,
+// before the step opens there) or failed: the step is built again.
+void poll_text(LabApp& app) {
+  if (app.text_waiting.empty()) return;
+  std::string bytes;
+  const platform::FetchState st = platform::fetch_state(app.text_waiting, &bytes);
+  if (st == platform::FetchState::loading) return;
+  const std::string name = std::exchange(app.text_waiting, "");
+  attn::data::TextCorpusKind kind;
+  if (st == platform::FetchState::ready && attn::data::parse_text_corpus_name(name, &kind) &&
+      attn::data::provide_corpus(kind, bytes))
+    lab_trainer(app).provide_text(name, bytes);
+  else
+    app.text_failed[name] = st == platform::FetchState::failed ? bytes : "no answer";
+  lab_recompute(app);
+}
+}  // namespace
+
 void lab_trainer_pump(LabApp& app, double now) {
+  poll_text(app);
   if (!app.trainer_link) {
     // Loaded a moment after the first frame, so Start finds it ready.
     if (app.frames >= kStartAfterFrames) lab_trainer(app);

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <sstream>
 
 #include "base/enum_names.h"
@@ -27,6 +28,30 @@ const char* debian_package(TextCorpusKind kind) {
 }  // namespace
 
 const char* text_corpus_name(TextCorpusKind kind) { return enum_name(kCorpora, kind); }
+bool parse_text_corpus_name(const std::string& name, TextCorpusKind* kind) { return parse_enum(kCorpora, name, kind); }
+
+namespace {
+std::mutex& provided_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<TextCorpusKind, std::string>& provided() {
+  static std::map<TextCorpusKind, std::string> texts;
+  return texts;
+}
+}  // namespace
+
+bool provide_corpus(TextCorpusKind kind, std::string raw) {
+  if (raw.size() > kMaxCorpusBytes) return false;
+  std::lock_guard<std::mutex> lock(provided_mutex());
+  provided()[kind] = std::move(raw);
+  return true;
+}
+
+bool corpus_provided(TextCorpusKind kind) {
+  std::lock_guard<std::mutex> lock(provided_mutex());
+  return provided().count(kind) > 0;
+}
 
 std::vector<std::string> corpus_file_names(TextCorpusKind kind) {
   if (kind == TextCorpusKind::tang_poems) return {"tang300"};
@@ -47,6 +72,13 @@ bool read_corpus(TextCorpusKind kind, const std::string& dir, std::string* raw, 
   const std::string setup = std::string("run `scripts/lab setup`, which downloads the Debian package ") +
                             debian_package(kind) + " into the lab's cache";
   raw->clear();
+  {
+    std::lock_guard<std::mutex> lock(provided_mutex());
+    if (auto it = provided().find(kind); it != provided().end()) {
+      *raw = it->second;
+      return true;
+    }
+  }
   if (dir.empty()) {
     *why = "no corpus folder is known (LAB_CORPUS_DIR is not set): " + setup;
     return false;

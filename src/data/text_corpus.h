@@ -43,8 +43,17 @@ std::vector<std::string> corpus_file_names(TextCorpusKind kind);
 std::string default_corpus_dir();
 // Reads the files of `kind` from `dir` and joins them with a blank line. A
 // missing, unreadable or oversized file gives false and *why names it and says
-// to run the set-up step.
+// to run the set-up step. Text handed over with provide_corpus() is used
+// instead of the files.
 bool read_corpus(TextCorpusKind kind, const std::string& dir, std::string* raw, std::string* why);
+bool parse_text_corpus_name(const std::string& name, TextCorpusKind* kind);
+
+// A page has no cache folder: it fetches a corpus when a lesson needs it and
+// hands the bytes (the files joined as read_corpus joins them) to each of its
+// modules here. Kept for the life of the process; thread-safe. Bytes over
+// kMaxCorpusBytes are refused (false).
+bool provide_corpus(TextCorpusKind kind, std::string raw);
+bool corpus_provided(TextCorpusKind kind);
 
 // ---------------------------------------------------------------- 2 parsers
 // Inputs larger than this are refused (the real files are 89 KB and 55 KB).

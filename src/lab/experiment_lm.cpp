@@ -25,6 +25,8 @@ constexpr uint64_t kSampleSeed = 7;      // samples are drawn from a fixed seed
 
 // A character as a heatmap label or in a line of text: the line break as ↵.
 std::string shown_char(const std::string& c) { return c == "\n" ? "↵" : c; }
+// The unknown token in drawn text: one box, as wide as a character.
+constexpr const char* kUnknownShown = "□";
 
 bool is_break(const std::string& c) {
   static const char* const kMarks[] = {"\n", ",", ".", ";", ":", "?", "!", "，", "。", "？", "！", "；", "："};
@@ -34,8 +36,8 @@ bool is_break(const std::string& c) {
 class LmExperiment : public TrainingExperiment {
  public:
   explicit LmExperiment(const DemoInputs& in) {
-    chinese_ = text_or(in, "text", "english") == "chinese";
-    add_track(chinese_ ? "poem model" : "text model", chinese_ ? "诗歌模型" : "文本模型",
+    chinese_ = text_or(in, "corpus", "english") == "chinese";
+    add_track(chinese_ ? "poem model" : "text model", chinese_ ? "唐诗模型" : "文本模型",
               chinese_ ? train::RunKind::lm_chinese : train::RunKind::lm_english, seeded(in));
     set_budget(setting_or(in, "steps", 1000), 50);
     for (const char* name : {"temperature", "top_k", "prompt", "ablate", "show"})
@@ -154,7 +156,7 @@ class LmExperiment : public TrainingExperiment {
   }
 
   void add_controls(DemoOutputs& out) const override {
-    out.panels.push_back(demo_impl::choice_panel("text", tr("The text", "文本"), {"english", "chinese"},
+    out.panels.push_back(demo_impl::choice_panel("corpus", tr("The text", "文本"), {"english", "chinese"},
                                                  {tr("US founding documents (English)", "美国建国文献（英文）"),
                                                   tr("Tang poems (Chinese)", "唐诗（中文）")}));
   }
@@ -164,7 +166,7 @@ class LmExperiment : public TrainingExperiment {
       s.set("error", tracks()[0].run->error());
       return;
     }
-    s.set("text", chinese_ ? "chinese" : "english");
+    s.set("corpus", chinese_ ? "chinese" : "english");
     s.set("unigramLoss", baselines_.unigram);
     s.set("bigramLoss", baselines_.bigram);
     s.set("bigramLambda", baselines_.model.lambda);
@@ -240,7 +242,7 @@ class LmExperiment : public TrainingExperiment {
   }
   std::string text_of(const std::vector<int>& ids) const {
     std::string s;
-    for (const std::string& c : chars_of(ids)) s += c;
+    for (int id : ids) s += id == corpus().vocab.unknown ? kUnknownShown : chars_of({id})[0];
     return s;
   }
 
@@ -260,12 +262,16 @@ class LmExperiment : public TrainingExperiment {
         const train::CharLmEdits* ep = ablating() ? &e : nullptr;
         // The sample starts after a line break, as a new paragraph or poem would.
         const int start = corpus().vocab.id("\n");
+        // A sample never draws the unknown token: it stands for hundreds of rare
+        // characters, and a line of boxes says nothing.
+        train::SampleDesc how = sample_;
+        how.banned = corpus().vocab.unknown;
         Rng rng(kSampleSeed);
-        drawn_.sample = text_of(train::sample_text(model(), {start}, kSampleChars, sample_, rng, ep));
+        drawn_.sample = text_of(train::sample_text(model(), {start}, kSampleChars, how, rng, ep));
         if (!prompt_text_.empty()) {
           const std::vector<int> ids = prompt_ids();
           Rng r2(kSampleSeed);
-          drawn_.continuation = text_of(train::sample_text(model(), ids, kContinuationChars, sample_, r2, ep));
+          drawn_.continuation = text_of(train::sample_text(model(), ids, kContinuationChars, how, r2, ep));
           const Mat z = model().logits(ids, ep);
           const Eigen::Index last = z.rows() - 1;
           // A stable softmax of the last row (minus its largest score: no overflow).
@@ -276,7 +282,7 @@ class LmExperiment : public TrainingExperiment {
           for (int c = 0; c < int(z.cols()); ++c) order[size_t(c)] = c;
           std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return z(last, a) > z(last, b); });
           for (int r = 0; r < kTopNext && r < int(order.size()); ++r)
-            drawn_.next.push_back({chars_of({order[size_t(r)]})[0], float(std::exp(double(z(last, order[size_t(r)]) - top)) / sum)});
+            drawn_.next.push_back({text_of({order[size_t(r)]}), float(std::exp(double(z(last, order[size_t(r)]) - top)) / sum)});
         }
       }
       drawn_key_ = key();
@@ -442,6 +448,23 @@ class LmExperiment : public TrainingExperiment {
                                                   "关掉每个头后留出集损失上升多少（不重新训练）"),
                                                names, {"rise"}));
     out.panels.back().label_text["rise"] = tr("rise (nats per character)", "上升（每字符奈特）");
+    // The chosen head: the loss with every head, with it off, and the rise.
+    Mat ablation = Mat::Zero(1, 3);
+    if (ablating() && head_off_.size() == names.size()) {
+      const float off_loss = head_off_[size_t(ablate_l_ * heads() + ablate_h_)];
+      ablation << all_heads_loss_, off_loss, off_loss - all_heads_loss_;
+    } else if (!head_off_.empty()) {
+      ablation << all_heads_loss_, all_heads_loss_, 0.0f;
+    }
+    out.mats["lm_ablation"] = ablation;
+    out.panels.push_back(demo_impl::bars_panel("lm-ablation", "lm_ablation",
+                                               tr("Held-out loss: every head, the chosen head off, and the rise",
+                                                  "留出集损失：所有头、关掉所选的头，以及上升了多少"),
+                                               {"loss"}, {"all heads", "head off", "rise"}));
+    out.panels.back().label_text["loss"] = tr("loss", "损失");
+    out.panels.back().label_text["all heads"] = tr("all heads", "所有头");
+    out.panels.back().label_text["head off"] = tr("head off", "关掉的头");
+    out.panels.back().label_text["rise"] = tr("rise", "上升");
     std::vector<std::string> options = {"none"};
     std::vector<LocalText> option_labels = {tr("none", "无")};
     options.insert(options.end(), names.begin(), names.end());
@@ -493,6 +516,14 @@ std::unique_ptr<Experiment> make_lm_experiment(const DemoInputs& in) { return st
 }  // namespace attn::experiment_impl
 
 namespace attn {
+
+bool experiment_text(const std::string& demo, const DemoInputs& in, std::string* corpus) {
+  if (demo != "train_lm") return false;
+  auto it = in.settings.find("corpus");
+  const bool chinese = it != in.settings.end() && it->second == "chinese";
+  *corpus = data::text_corpus_name(chinese ? data::TextCorpusKind::tang_poems : data::TextCorpusKind::founding_documents);
+  return true;
+}
 
 bool check_lm_prompt(const std::string& text, std::string* why) {
   // Length first, so a long paste is refused before anything reads it.

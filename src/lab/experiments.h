@@ -98,6 +98,11 @@ constexpr size_t kLmPromptBytes = 128;
 constexpr int kLmPromptChars = 32;
 bool check_lm_prompt(const std::string& text, std::string* why);
 
+// The corpus (data::text_corpus_name) an experiment reads, which a page must
+// fetch and hand over (data::provide_corpus, TrainerClient::provide_text)
+// before the experiment is built: train_lm's text. False for the others.
+bool experiment_text(const std::string& demo, const DemoInputs& in, std::string* corpus);
+
 // A fresh experiment for demo `demo` with the learner's settings (already
 // checked by the demo registry; missing ones take their defaults). Null when
 // `demo` is not an experiment.

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "base/bytes.h"
+#include "data/text_corpus.h"
 
 namespace attn {
 
@@ -27,7 +28,7 @@ constexpr size_t kMaxName = 64, kMaxValue = 4096, kMaxEntries = 256, kMaxTokens 
 constexpr uint32_t kMaxSide = 4096;
 constexpr size_t kMaxCells = 1u << 22;
 
-bool has_key(TrainerOp op) { return op != TrainerOp::ping && op != TrainerOp::pong; }
+bool has_key(TrainerOp op) { return op != TrainerOp::ping && op != TrainerOp::pong && op != TrainerOp::text; }
 bool has_generation(TrainerOp op) { return has_key(op) && op != TrainerOp::failed; }
 
 void write_matrix(ByteWriter& w, const Mat& m) {
@@ -82,6 +83,10 @@ std::string encode_trainer_message(const TrainerMessage& m) {
       w.str(m.state);
       break;
     case TrainerOp::failed: w.str(m.value); break;
+    case TrainerOp::text:
+      w.str(m.name);
+      w.str(m.value);
+      break;
     default: break;
   }
   return w.take();
@@ -100,7 +105,7 @@ bool decode_trainer_message(std::string_view bytes, TrainerMessage* out, std::st
     *why = "not a trainer message";
     return false;
   }
-  const bool known = (op >= uint8_t(TrainerOp::open) && op <= uint8_t(TrainerOp::ping)) ||
+  const bool known = (op >= uint8_t(TrainerOp::open) && op <= uint8_t(TrainerOp::text)) ||
                      (op >= uint8_t(TrainerOp::snapshot) && op <= uint8_t(TrainerOp::failed));
   if (!known) {
     *why = "unknown message kind " + std::to_string(op);
@@ -157,6 +162,12 @@ bool decode_trainer_message(std::string_view bytes, TrainerMessage* out, std::st
       break;
     }
     case TrainerOp::failed: ok = r.str(&m.value, kMaxValue); break;
+    case TrainerOp::text: {
+      data::TextCorpusKind kind;
+      ok = r.str(&m.name, kMaxName) && data::parse_text_corpus_name(m.name, &kind) &&
+           r.str(&m.value, data::kMaxCorpusBytes);
+      break;
+    }
     default: break;
   }
   if (!ok || !r.at_end()) {
@@ -200,6 +211,12 @@ void TrainerWorker::receive(std::string_view bytes) {
     TrainerMessage pong;
     pong.op = TrainerOp::pong;
     outbox_.push_back(encode_trainer_message(pong));
+    return;
+  }
+  if (m.op == TrainerOp::text) {
+    data::TextCorpusKind kind = data::TextCorpusKind::tang_poems;
+    data::parse_text_corpus_name(m.name, &kind);  // checked by the decoder
+    data::provide_corpus(kind, std::move(m.value));
     return;
   }
   if (m.op == TrainerOp::open || m.op == TrainerOp::reset) {
@@ -394,12 +411,22 @@ void TrainerClient::close_all() {
 void TrainerClient::reopen_all() {
   std::map<std::string, Entry> old = std::move(entries_);
   entries_.clear();
+  for (const auto& [name, bytes] : std::map<std::string, std::string>(texts_)) provide_text(name, bytes);
   for (auto& [key, e] : old) reset(key, e.demo, e.inputs);
 }
 
 void TrainerClient::ping() {
   TrainerMessage m;
   m.op = TrainerOp::ping;
+  send(std::move(m));
+}
+
+void TrainerClient::provide_text(const std::string& name, const std::string& bytes) {
+  texts_[name] = bytes;
+  TrainerMessage m;
+  m.op = TrainerOp::text;
+  m.name = name;
+  m.value = bytes;
   send(std::move(m));
 }
 

@@ -64,6 +64,8 @@ enum class TrainerOp : uint8_t {
   matrix,     // key, name, matrix (Experiment::set_view_matrix)
   close,      // key: forget the experiment
   ping,       // (no key): the worker answers pong; the page's heartbeat
+  text,       // (no key) name, value: a corpus the page fetched (data::provide_corpus):
+              // its name ("tang_poems", ...) and its bytes; sent before the step opens
   // worker -> page
   snapshot = 32,  // key, generation, running, done, state
   pong,           // answers ping
@@ -77,7 +79,7 @@ struct TrainerMessage {
   std::string demo;      // open, reset
   DemoInputs inputs;     // open, reset
   std::string name;      // setting, matrix
-  std::string value;     // setting: its value; run: the speed; failed: why
+  std::string value;     // setting: its value; run: the speed; failed: why; text: the corpus
   Mat matrix;            // matrix
   bool running = false;  // snapshot
   bool done = false;     // snapshot
@@ -142,7 +144,8 @@ class TrainerClient {
   bool set_view_matrix(const std::string& key, const std::string& name, const Mat& m);
   void close(const std::string& key);
   void close_all();
-  // Every experiment starts again (a new worker after the old one failed).
+  // Every experiment starts again (a new worker after the old one failed; the
+  // corpora it was given are sent to it first).
   void reopen_all();
 
   // A message from the worker. Returns the key whose copy changed (its view
@@ -160,6 +163,10 @@ class TrainerClient {
   long pongs() const { return pongs_; }
   std::vector<std::string> take_failures();
   void ping();
+  // A corpus the page fetched, for the worker's copy of the language model (the
+  // page's own copy reads it through data::provide_corpus). Send it before the
+  // step that needs it opens.
+  void provide_text(const std::string& name, const std::string& bytes);
 
  private:
   struct Entry {
@@ -178,6 +185,7 @@ class TrainerClient {
   std::map<std::string, Entry> entries_;
   long rejected_ = 0, pongs_ = 0;
   std::vector<std::string> failures_;
+  std::map<std::string, std::string> texts_;  // provide_text's corpora, sent again to a new worker
 };
 
 }  // namespace attn

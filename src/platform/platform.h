@@ -75,6 +75,18 @@ bool running_in_browser();
 // Milliseconds since start, monotonic, sub-millisecond resolution.
 double now_ms();
 
+// Files a lesson loads only when it opens (a corpus): in the page, fetched from
+// the site (paths relative to the page) and joined with a blank line between
+// them; natively there is nothing to fetch (the core reads the lab's cache
+// folder), so fetch_needed() is false and nothing else is called.
+enum class FetchState { none, loading, ready, failed };
+bool fetch_needed();
+// Starts fetching `paths` as one text named `name` (nothing if it has started).
+void fetch_start(const std::string& name, const std::vector<std::string>& paths);
+// Where it is; once ready, *out gets the bytes (and the page forgets them: ask
+// once), once failed, why.
+FetchState fetch_state(const std::string& name, std::string* out);
+
 // The training worker (lab/trainer.h): a plain Web Worker running its own
 // WebAssembly module of the headless layers in the page (web/trainer-worker.js;
 // no shared memory, no cross-origin isolation), a thread natively. Messages are

@@ -201,8 +201,10 @@ std::vector<std::vector<Mat>> CharLm::attention(const std::vector<int>& tokens, 
 
 // ---------------------------------------------------------------- 5 sampling
 int sample_logits(const float* logits, int V, const SampleDesc& desc, Rng& rng) {
-  std::vector<int> order(size_t(V > 0 ? V : 0));
-  for (int c = 0; c < V; ++c) order[size_t(c)] = c;
+  std::vector<int> order;
+  for (int c = 0; c < V; ++c)
+    if (c != desc.banned || V == 1) order.push_back(c);
+  V = int(order.size());
   // Highest first, the lower id first among equals, so the draw is the same everywhere.
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return logits[a] > logits[b]; });
   const int k = desc.top_k > 0 && desc.top_k < V ? desc.top_k : V;

@@ -111,6 +111,7 @@ class CharLm : public Model<data::TextWindow> {
 struct SampleDesc {
   float temperature = 1.0f;  // > 0: logits are divided by it (below 1: sharper)
   int top_k = 0;             // > 0: only the k highest-scoring characters can be drawn
+  int banned = -1;           // >= 0: this id is never drawn (the unknown token in a sample)
 };
 
 // One id drawn from softmax(logits / temperature) over the top_k highest logits

@@ -126,7 +126,8 @@ std::string panel_problem(const Panel& p, const DemoInputs& in, const DemoOutput
       break;
     }
     case Panel::Kind::token_input:
-      if (p.setting.empty() || p.options.empty() || p.max < 1.0f) return at + "needs a setting, tokens and a maximum count";
+      // No tokens: free text of at most max characters (the language model's prompt).
+      if (p.setting.empty() || p.max < 1.0f) return at + "needs a setting and a maximum count";
       for (const auto& o : p.options)
         if (o.size() != 1 || o[0] < 'A' || o[0] > 'Z') return at + "tokens are single upper-case letters";
       break;

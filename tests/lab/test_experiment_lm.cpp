@@ -78,8 +78,8 @@ TEST_CASE("train_lm: the typed prompt is checked length first, then UTF-8, then 
   CHECK(!attn::run_demo("train_lm", lm_settings({{"prompt", std::string(200, 'x')}})).error.empty());
   CHECK(!attn::run_demo("train_lm", lm_settings({{"ablate", "3.0"}})).error.empty());
   CHECK(!attn::run_demo("train_lm", lm_settings({{"temperature", "0"}})).error.empty());
-  CHECK(!attn::run_demo("train_lm", lm_settings({{"text", "klingon"}})).error.empty());
-  CHECK(attn::run_demo("train_lm", lm_settings({{"text", "chinese"}, {"prompt", "春眠不觉晓"}})).error.empty());
+  CHECK(!attn::run_demo("train_lm", lm_settings({{"corpus", "klingon"}})).error.empty());
+  CHECK(attn::run_demo("train_lm", lm_settings({{"corpus", "chinese"}, {"prompt", "春眠不觉晓"}})).error.empty());
 }
 
 TEST_CASE("train_lm: without its text the run says why, trains nothing and finishes") {
@@ -164,17 +164,17 @@ TEST_CASE("train_lm: a short run draws, samples, reads a prompt, switches a head
   attn::ByteReader cut(std::string_view(bytes).substr(0, bytes.size() - 9));
   CHECK_FALSE(fresh->read_state(cut));
   CHECK(num(fresh->status(), "steps") == 0);
-  auto other = attn::make_experiment("train_lm", lm_settings({{"steps", "50"}, {"text", "chinese"}}));
+  auto other = attn::make_experiment("train_lm", lm_settings({{"steps", "50"}, {"corpus", "chinese"}}));
   attn::ByteReader r2(bytes);
   CHECK_FALSE(other->read_state(r2));
 }
 
 TEST_CASE("train_lm: the poems train too, and a Chinese prompt is read character by character") {
-  auto ex = attn::make_experiment("train_lm", lm_settings({{"steps", "20"}, {"text", "chinese"}, {"prompt", "春眠不觉晓，"}}));
+  auto ex = attn::make_experiment("train_lm", lm_settings({{"steps", "20"}, {"corpus", "chinese"}, {"prompt", "春眠不觉晓，"}}));
   run_to_end(*ex);
   const attn::json::Value s = ex->status();
   REQUIRE(!s.find("error"));
-  CHECK(str(s, "text") == "chinese");
+  CHECK(str(s, "corpus") == "chinese");
   CHECK(num(s, "unigramLoss") > num(s, "bigramLoss"));
   CHECK(ex->view().mats.at("lm_head").rows() == 6);
   CHECK(attn::data::valid_utf8(str(s, "promptContinuation")));
@@ -192,4 +192,35 @@ TEST_CASE("train_lm: the lesson's run ends below the bigram baseline, and the cu
   CHECK(model < num(s, "bigramLoss"));
   CHECK(num(s, "belowBigramAt") > 0);
   CHECK(num(s, "belowBigramAt") <= 300);
+}
+
+// What the language-model lesson quotes (not run by default):
+//   test_experiments --no-skip -tc="measure: train_lm*"
+TEST_CASE("measure: train_lm over the lesson's 1000 steps, both texts" * doctest::skip()) {
+  for (const std::string text : {"english", "chinese", "english-400"}) {
+    const bool zh = text == "chinese";
+    auto ex = attn::make_experiment(
+        "train_lm", lm_settings({{"corpus", zh ? "chinese" : "english"}, {"steps", text == "english-400" ? "400" : "1000"},
+                                 {"prompt", zh ? "床前明月光，疑是地上霜。" : "the United States of America"}}));
+    run_to_end(*ex);
+    const attn::json::Value s = ex->status();
+    MESSAGE(text << ": held-out " << run_status_loss(s) << ", unigram " << num(s, "unigramLoss") << ", bigram "
+                 << num(s, "bigramLoss") << " (lambda " << num(s, "bigramLambda") << "), below the bigram from step "
+                 << num(s, "belowBigramAt") << ", vocab " << num(s, "vocab") << ", parameters " << num(s, "parameters"));
+    MESSAGE("sample: " << str(s, "sample"));
+    MESSAGE("prompt continued: " << str(s, "promptContinuation"));
+    std::string heads;
+    for (size_t k = 0; k < 8; ++k)
+      heads += std::to_string(k / 4 + 1) + "." + std::to_string(k % 4) + " prev " +
+               std::to_string(s.find("previousTokenScore")->items()[k].as_number()).substr(0, 4) + " ind " +
+               std::to_string(s.find("inductionScore")->items()[k].as_number()).substr(0, 4) + " brk " +
+               std::to_string(s.find("breakScore")->items()[k].as_number()).substr(0, 4) + " off " +
+               std::to_string(s.find("headOffLoss")->items()[k].as_number() - num(s, "allHeadsLoss")).substr(0, 5) + "; ";
+    MESSAGE("all heads " << num(s, "allHeadsLoss") << "; " << heads);
+    for (const char* t : {"0.5", "1.5"}) {
+      ex->set_view_setting("temperature", t);
+      MESSAGE("temperature " << std::string(t) << ": " << str(ex->status(), "sample"));
+    }
+    ex->set_view_setting("temperature", "0.8");
+  }
 }

@@ -47,7 +47,7 @@ const attn::json::Value& run_status(const attn::json::Value& status, size_t i) {
 
 TEST_CASE("every experiment demo previews through the registry without training") {
   for (const char* name : {"train_translation", "train_long_range", "train_pooling", "train_sentiment",
-                           "train_hard_attention", "train_induction", "train_word_order", "timing"}) {
+                           "train_hard_attention", "train_induction", "train_word_order", "train_lm", "timing"}) {
     CAPTURE(name);
     CHECK(attn::is_experiment_demo(name));
     const attn::DemoOutputs out = attn::run_demo(name, DemoInputs{});

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "base/bytes.h"
+#include "data/text_corpus.h"
 #include "lab/experiments.h"
 #include "lab/trainer.h"
 
@@ -321,4 +322,58 @@ TEST_CASE("golden: the translator and the induction model end at the same losses
     CHECK(std::string(loss) == g.find("loss")->as_string());
     CHECK(std::string(heldout) == g.find("heldoutLoss")->as_string());
   }
+}
+
+TEST_CASE("a fetched text reaches the worker before the step that reads it, and a new worker gets it again") {
+  // The page fetches train_lm's text when the step opens and hands it over; the
+  // worker's copy then builds its model from it. Here the text is a tiny
+  // stand-in, so the model's vocabulary shows which text it read. (The store is
+  // the process's: this binary's other tests use no language model.)
+  TrainerMessage m;
+  m.op = TrainerOp::text;
+  m.name = "founding_documents";
+  m.value = "We the People of the United States, in Order to form a more perfect Union.";
+  std::string why;
+  TrainerMessage back;
+  REQUIRE(attn::decode_trainer_message(attn::encode_trainer_message(m), &back, &why));
+  CHECK(back.name == m.name);
+  CHECK(back.value == m.value);
+  // An unknown corpus name is refused by the decoder.
+  m.name = "klingon_opera";
+  CHECK_FALSE(attn::decode_trainer_message(attn::encode_trainer_message(m), &back, &why));
+
+  Pair p;
+  std::string text;  // twenty short paragraphs: every tenth is held out
+  for (int i = 0; i < 20; ++i) text += std::string(i ? "\n\n" : "") + "We the People of the United States, in Order to form a more perfect Union.";
+  // As the app does: the page's own core first, then the worker.
+  REQUIRE(attn::data::provide_corpus(attn::data::TextCorpusKind::founding_documents, text));
+  p.client.provide_text("founding_documents", text);
+  attn::Experiment* page = p.client.open("lm", "train_lm", settings({{"steps", "10"}}));
+  REQUIRE(page);
+  while (p.pump()) {
+  }
+  p.client.run("lm", "normal");
+  while (p.pump()) {
+  }
+  attn::Experiment* worker = p.worker.experiment("lm");
+  REQUIRE(worker);
+  const attn::json::Value ws = worker->status();
+  CHECK(ws.find("error") == nullptr);
+  CHECK(ws.find("vocab")->as_number() < 40);  // the stand-in's characters, not the documents' 74
+  CHECK(ws.find("steps")->as_number() == 10);
+  CAPTURE(p.client.rejected());
+  CHECK(p.client.take_failures().empty());
+  CHECK(page->status().find("steps")->as_number() == 10);
+
+  // A new worker after a failure is given the text again, before the step.
+  std::deque<std::string> sent;
+  TrainerClient c([&](std::string msg) { sent.push_back(std::move(msg)); });
+  c.provide_text("tang_poems", "床前明月光，疑是地上霜。");
+  c.open("lm", "train_lm", settings({{"corpus", "chinese"}}));
+  sent.clear();
+  c.reopen_all();
+  REQUIRE(sent.size() == 2);
+  REQUIRE(attn::decode_trainer_message(sent.front(), &back, &why));
+  CHECK(back.op == TrainerOp::text);
+  CHECK(back.name == "tang_poems");
 }

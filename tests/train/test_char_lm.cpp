@@ -388,9 +388,12 @@ TEST_CASE("measure: the share of generated lines in the five- and seven-characte
   for (int budget : {300, 1000, 3000}) {
     run.run_for(1e9, budget - trained);
     trained = budget;
+    // Banned: the lesson's sampler, which never draws the unknown token.
+    for (const bool banned : {false, true})
     for (float temperature : {1.0f, 0.8f}) {
       SampleDesc s;
       s.temperature = temperature;
+      if (banned) s.banned = vocab.unknown;
       Rng rng(11);
       const std::vector<int> prompt = {vocab.id("\n"), vocab.id("\n")};
       const std::vector<int> text = sample_text(*run.char_lm(), prompt, 3000, s, rng);
@@ -405,7 +408,8 @@ TEST_CASE("measure: the share of generated lines in the five- and seven-characte
         for (const std::string& c : lines[k]) sample += c;
         sample += " / ";
       }
-      MESSAGE("after " << budget << " steps (held-out " << run.evaluate().loss << "), T " << temperature << ": "
+      MESSAGE("after " << budget << " steps (held-out " << run.evaluate().loss << "), T " << temperature
+                       << (banned ? ", <unk> never drawn" : "") << ": "
                        << lines.size() << " lines, " << five << " five-character, " << seven
                        << " seven-character: share " << double(five + seven) / double(lines.size()) << "; "
                        << sample);
