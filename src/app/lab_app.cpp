@@ -413,7 +413,9 @@ bool lab_apply_solution(LabApp& app, int exercise) {
 
 std::string lab_page_setting(LabApp& app, const std::string& name, const std::string& value) {
   const bool zh = app.state.lang == "zh";
-  if (name.size() > 64 || value.size() > 64) return zh ? "太长了。" : "That is too long.";
+  // Length first: a setting's name, and a value as long as the longest a demo takes
+  // (the language model's prompt, attn::kLmPromptBytes).
+  if (name.size() > 64 || value.size() > attn::kLmPromptBytes) return zh ? "太长了。" : "That is too long.";
   const attn::LessonStep* step = lab_current_step(app);
   for (const attn::Panel& p : app.outputs.panels) {
     if (!step || p.setting != name || name.empty()) continue;

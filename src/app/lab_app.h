@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,9 +48,10 @@ struct LabApp {
   bool trainer_ready = false;    // the worker has loaded and answers
   double trainer_started_at = 0.0, trainer_heard_at = 0.0, trainer_pinged_at = 0.0;
   long trainer_snapshots = 0;    // snapshots applied to the current step's copy
-  // A corpus a step needs, fetched when the step opens (lab_text_ready): the one
-  // on its way ("" when none), and why one failed (Reset step tries again).
-  std::string text_waiting;
+  // What a step's text needs, fetched when the step opens (lab_text_ready): the
+  // names on their way, why one failed (Reset step tries again), and the glyph
+  // fonts already merged into the atlas.
+  std::set<std::string> text_waiting, glyphs_added;
   std::map<std::string, std::string> text_failed;
   // The timing overlay (key T): smoothed frame time, and core work in this frame.
   bool overlay = false;

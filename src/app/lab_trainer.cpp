@@ -2,8 +2,10 @@
 // (lab/trainer.h): starting it, applying what it sends every frame, watching
 // that it lives, and a retry after it failed. The worker's own side (what the
 // native thread and the worker module run) is trainer_worker.cpp.
+#include <map>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "app/lab_app_internal.h"
 #include "app/trainer_worker.h"
@@ -46,21 +48,45 @@ void lab_trainer_retry(LabApp& app) {
   lab_recompute(app);
 }
 
+namespace {
+// What a step's text needs fetched, by name: the corpus's files, and for the
+// poems their glyphs too (the page's font subset holds the lessons' characters
+// only; platform::add_glyphs merges these in).
+std::map<std::string, std::vector<std::string>> text_files(attn::data::TextCorpusKind kind, const std::string& name) {
+  std::map<std::string, std::vector<std::string>> files;
+  for (const std::string& f : attn::data::corpus_file_names(kind)) files[name].push_back("texts/" + f);
+  if (kind == attn::data::TextCorpusKind::tang_poems) files["glyphs:" + name] = {"texts/poem-glyphs.otf"};
+  return files;
+}
+bool fetched(const LabApp& app, const std::string& name, attn::data::TextCorpusKind kind) {
+  return name.rfind("glyphs:", 0) == 0 ? app.glyphs_added.count(name) > 0 : attn::data::corpus_provided(kind);
+}
+}  // namespace
+
 bool lab_text_ready(LabApp& app, const attn::LessonStep& step) {
   std::string name;
   attn::data::TextCorpusKind kind;
   if (!platform::fetch_needed() || !attn::experiment_text(step.demo, app.inputs, &name) ||
-      !attn::data::parse_text_corpus_name(name, &kind) || attn::data::corpus_provided(kind))
+      !attn::data::parse_text_corpus_name(name, &kind))
     return true;
+  std::string failed;
+  bool ready = true;
+  for (const auto& [what, paths] : text_files(kind, name)) {
+    if (fetched(app, what, kind)) continue;
+    ready = false;
+    if (auto it = app.text_failed.find(what); it != app.text_failed.end()) {
+      failed = it->second;
+    } else {
+      platform::fetch_start(what, paths);
+      app.text_waiting.insert(what);
+    }
+  }
+  if (ready) return true;
   attn::LocalText t;
-  if (auto it = app.text_failed.find(name); it != app.text_failed.end()) {
-    t.by_lang["en"] = "The text could not be loaded: " + it->second + ". Press Reset step to try again.";
-    t.by_lang["zh"] = "没能载入文本：" + it->second + "。按“重置本步”再试一次。";
+  if (!failed.empty()) {
+    t.by_lang["en"] = "The text could not be loaded: " + failed + ". Press Reset step to try again.";
+    t.by_lang["zh"] = "没能载入文本：" + failed + "。按“重置本步”再试一次。";
   } else {
-    std::vector<std::string> paths;
-    for (const std::string& f : attn::data::corpus_file_names(kind)) paths.push_back("texts/" + f);
-    platform::fetch_start(name, paths);
-    app.text_waiting = name;
     t.by_lang["en"] = "Loading the text this step trains on...";
     t.by_lang["zh"] = "正在载入这一步训练用的文本……";
   }
@@ -75,21 +101,35 @@ bool lab_text_ready(LabApp& app, const attn::LessonStep& step) {
 }
 
 namespace {
-// The text on its way has come (handed to this page's core and to the worker,
-// before the step opens there) or failed: the step is built again.
+// A text on its way has come (a corpus is handed to this page's core and to the
+// worker, before the step opens there; glyphs go to the font atlas) or failed:
+// the step is built again.
 void poll_text(LabApp& app) {
-  if (app.text_waiting.empty()) return;
-  std::string bytes;
-  const platform::FetchState st = platform::fetch_state(app.text_waiting, &bytes);
-  if (st == platform::FetchState::loading) return;
-  const std::string name = std::exchange(app.text_waiting, "");
-  attn::data::TextCorpusKind kind;
-  if (st == platform::FetchState::ready && attn::data::parse_text_corpus_name(name, &kind) &&
-      attn::data::provide_corpus(kind, bytes))
-    lab_trainer(app).provide_text(name, bytes);
-  else
-    app.text_failed[name] = st == platform::FetchState::failed ? bytes : "no answer";
-  lab_recompute(app);
+  bool changed = false;
+  for (auto it = app.text_waiting.begin(); it != app.text_waiting.end();) {
+    std::string bytes;
+    const platform::FetchState st = platform::fetch_state(*it, &bytes);
+    if (st == platform::FetchState::loading) {
+      ++it;
+      continue;
+    }
+    const std::string name = *it;
+    it = app.text_waiting.erase(it);
+    changed = true;
+    attn::data::TextCorpusKind kind;
+    bool ok = st == platform::FetchState::ready;
+    if (ok && name.rfind("glyphs:", 0) == 0) {
+      ok = platform::add_glyphs(std::move(bytes));
+      if (ok) app.glyphs_added.insert(name);
+      else bytes = "the glyphs are not a font";
+    } else if (ok) {
+      ok = attn::data::parse_text_corpus_name(name, &kind) && attn::data::provide_corpus(kind, bytes);
+      if (ok) lab_trainer(app).provide_text(name, bytes);
+      else bytes = "the text is larger than the lab accepts";
+    }
+    if (!ok) app.text_failed[name] = st == platform::FetchState::failed || !bytes.empty() ? bytes : "no answer";
+  }
+  if (changed) lab_recompute(app);
 }
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "app/lab_app.h"
 #include "platform/platform.h"
@@ -40,6 +41,17 @@ int main(int argc, char** argv) {
     return 1;
   }
   ui::apply_theme();
+#ifdef LAB_POEM_FONT
+  // Natively the Tang poems' glyphs are at hand: taken at start (the page
+  // fetches them with the poems).
+  if (FILE* f = std::fopen(LAB_POEM_FONT, "rb")) {
+    std::string bytes;
+    char buf[1 << 16];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) bytes.append(buf, n);
+    std::fclose(f);
+    if (!platform::add_glyphs(std::move(bytes))) std::fprintf(stderr, "attnlab: %s is not a font\n", LAB_POEM_FONT);
+  }
+#endif
   lab_init(g_app, lesson_dir);
   if (!go.empty()) {
     const size_t colon = go.find(':');

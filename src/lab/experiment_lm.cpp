@@ -235,14 +235,19 @@ class LmExperiment : public TrainingExperiment {
     const std::vector<int>& h = corpus().heldout;
     return std::vector<int>(h.begin(), h.begin() + std::min<long>(long(h.size()), 24));
   }
+  // The characters as the model reads them: the unknown token as a box, so
+  // nothing drawn needs a glyph outside the vocabulary (the font holds all of it).
   std::vector<std::string> chars_of(const std::vector<int>& ids) const {
     std::vector<std::string> out;
-    for (int id : ids) out.push_back(id >= 0 && id < corpus().vocab.size() ? corpus().vocab.words[size_t(id)] : "?");
+    for (int id : ids)
+      out.push_back(id == corpus().vocab.unknown                ? kUnknownShown
+                    : id >= 0 && id < corpus().vocab.size() ? corpus().vocab.words[size_t(id)]
+                                                            : "?");
     return out;
   }
   std::string text_of(const std::vector<int>& ids) const {
     std::string s;
-    for (int id : ids) s += id == corpus().vocab.unknown ? kUnknownShown : chars_of({id})[0];
+    for (const std::string& c : chars_of(ids)) s += c;
     return s;
   }
 
@@ -406,12 +411,15 @@ class LmExperiment : public TrainingExperiment {
     add_line(t, "Next character: " + next, "下一个字符：" + next);
     std::string cont;
     for (const std::string& c : data::utf8_chars(continuation())) cont += shown_char(c);
-    add_line(t, "Continued: " + prompt_text_ + " | " + cont, "续写：" + prompt_text_ + " | " + cont);
+    // The prompt as the model reads it (a character it never saw is a box).
+    std::string read;
+    for (const std::string& c : chars_of(prompt_ids())) read += shown_char(c);
+    add_line(t, "Continued: " + read + " | " + cont, "续写：" + read + " | " + cont);
     int unknown = 0;
     for (int id : prompt_ids()) unknown += id == corpus().vocab.unknown;
     if (unknown > 0)
-      add_line(t, std::to_string(unknown) + " of your characters never occur in the training text: the model reads each as <unk>.",
-               "你的文字里有 " + std::to_string(unknown) + " 个字符在训练文本中没有出现：模型把它们都读作 <unk>。");
+      add_line(t, std::to_string(unknown) + " of your characters are outside the model's vocabulary: it reads each as the unknown token, □.",
+               "你的文字里有 " + std::to_string(unknown) + " 个字符不在模型的词表里：模型把它们都读作“未知”词元 □。");
     return t;
   }
 

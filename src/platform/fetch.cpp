@@ -12,7 +12,7 @@
 EM_JS(void, lab_fetch_start, (const char* name_p, const char* paths_p), {
   const name = UTF8ToString(name_p), paths = UTF8ToString(paths_p).split("\n");
   const all = Module.labFetch = Module.labFetch || {};
-  if (all[name]) return;
+  if (all[name] && all[name].state !== 3) return;  // a failed fetch may start again
   const entry = all[name] = { state: 1 };
   const limit = 16 * 1024 * 1024;
   Promise.all(paths.map((p) => fetch(p).then((r) => {

@@ -30,6 +30,13 @@ std::string init(const Desc& desc);
 using FrameFn = bool (*)(void* user);
 void run(FrameFn frame, void* user);
 
+// More glyphs for Chinese text, from a font file's bytes (OpenType/TrueType):
+// every character of the CJK blocks the font has is merged into the atlas,
+// which is built again before the next frame; glyphs already there are kept.
+// (The Tang poems' characters, fetched with the poems.) False for bytes that
+// are not a font.
+bool add_glyphs(std::string font_bytes);
+
 // Keys the lab binds directly. Presses are counted from the platform's events, so
 // a tap shorter than one frame is never lost (ImGui 1.86 can miss those; for the
 // keys ImGui itself reads, a release within the frame of its press is held back

@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <vector>
 
 namespace platform {
@@ -33,6 +34,8 @@ int g_presses[int(Key::count)] = {};  // indexed by Key, counted per frame
 bool g_touch = false;  // the last pointer event came from a finger
 std::vector<SDL_Event> g_held_releases;  // key releases delivered to ImGui next frame
 float g_font_ratio = 0.0f;  // pixel ratio the fonts were last rasterised for
+// Fonts added after start (add_glyphs): their bytes, kept for every rebuild.
+std::vector<std::unique_ptr<std::string>> g_extra_fonts;
 const auto g_start = std::chrono::steady_clock::now();
 
 // Rasterise the UI font at the screen's real pixel density, then scale it back
@@ -78,11 +81,35 @@ void build_fonts(float ratio) {
     constexpr float kCjkScale = 1.12f;
     if (!io.Fonts->AddFontFromFileTTF(g_desc.cjk_font_path, g_desc.font_size * kCjkScale * ratio, &cfg, ranges.Data))
       std::fprintf(stderr, "platform: could not load font %s; Chinese text will not show\n", g_desc.cjk_font_path);
+    // Fonts added later: every character of the CJK blocks they hold (a
+    // character the font lacks is skipped; one already in the atlas is kept).
+    static const ImWchar kCjkRanges[] = {0x3000, 0x30FF, 0x3400, 0x4DBF, 0x4E00, 0x9FFF, 0xFF00, 0xFFEF, 0};
+    for (const auto& bytes : g_extra_fonts) {
+      ImFontConfig extra = cfg;
+      extra.FontDataOwnedByAtlas = false;  // the bytes stay in g_extra_fonts
+      io.Fonts->AddFontFromMemoryTTF(bytes->data(), int(bytes->size()), g_desc.font_size * kCjkScale * ratio, &extra,
+                                     kCjkRanges);
+    }
   }
   io.FontGlobalScale = 1.0f / ratio;
   gl::upload_fonts();
   g_font_ratio = ratio;
 }
+
+}  // namespace
+
+bool add_glyphs(std::string font_bytes) {
+  // An OpenType (CFF: "OTTO") or TrueType (0x00010000, "true") file, checked by
+  // its first four bytes before ImGui's rasteriser reads it.
+  if (font_bytes.size() < 12 || font_bytes.size() > (size_t(16) << 20)) return false;
+  const std::string tag = font_bytes.substr(0, 4);
+  if (tag != "OTTO" && tag != std::string("\0\1\0\0", 4) && tag != "true") return false;
+  g_extra_fonts.push_back(std::make_unique<std::string>(std::move(font_bytes)));
+  g_font_ratio = -1.0f;  // built again before the next frame
+  return true;
+}
+
+namespace {
 
 // The lab's key for an SDL key, or Key::count for the others.
 Key lab_key(SDL_Keycode sym) {

@@ -4,14 +4,19 @@
 // and a run whose text is missing.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "base/bytes.h"
 #include "data/text_corpus.h"
 #include "lab/demos.h"
 #include "lab/experiments.h"
+#include "train/train_run.h"
 
 namespace {
 
@@ -223,4 +228,46 @@ TEST_CASE("measure: train_lm over the lesson's 1000 steps, both texts" * doctest
     }
     ex->set_view_setting("temperature", "0.8");
   }
+}
+
+TEST_CASE("train_lm: the page's font holds every character of the poem model's vocabulary") {
+  // src/app/CMakeLists.txt adds the 700 commonest characters of the raw poems
+  // (ANSI codes removed, ties by code point) to the CJK font subset; the model
+  // keeps the 500 commonest of its training split. Every one of those must be
+  // among the 700, or a sample would need a glyph the page does not have.
+  std::string raw, why;
+  REQUIRE_MESSAGE(attn::data::read_corpus(attn::data::TextCorpusKind::tang_poems, attn::data::default_corpus_dir(), &raw, &why), why);
+  std::map<uint32_t, int> counts;
+  for (const std::string& c : attn::data::utf8_chars(attn::data::strip_ansi(raw))) {
+    // Decode the code point (every character here is valid UTF-8).
+    uint32_t cp = static_cast<unsigned char>(c[0]);
+    if (c.size() > 1) {
+      cp &= 0xff >> (c.size() + 1);
+      for (size_t k = 1; k < c.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(c[k]) & 0x3f);
+    }
+    if (cp >= 0x3000) counts[cp]++;
+  }
+  std::vector<std::pair<int, uint32_t>> order;
+  for (const auto& [cp, n] : counts) order.push_back({-n, cp});
+  std::sort(order.begin(), order.end());
+  std::set<uint32_t> font;
+  std::map<uint32_t, size_t> rank;
+  for (size_t k = 0; k < order.size(); ++k) rank[order[k].second] = k;
+  for (size_t k = 0; k < order.size() && k < 700; ++k) font.insert(order[k].second);
+  attn::train::RunDesc d;
+  d.kind = attn::train::RunKind::lm_chinese;
+  attn::train::TrainRun run(d);
+  REQUIRE(run.error().empty());
+  std::string missing;
+  size_t deepest = 0;  // the rank of the rarest vocabulary character in the whole file
+  for (const std::string& w : run.char_corpus().vocab.words) {
+    const std::vector<std::string> cs = attn::data::utf8_chars(w);
+    if (cs.size() != 1 || cs[0].size() < 3) continue;  // <unk>, ASCII and Latin marks
+    uint32_t cp = static_cast<unsigned char>(w[0]) & (0xff >> (w.size() + 1));
+    for (size_t k = 1; k < w.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(w[k]) & 0x3f);
+    if (cp >= 0x3000 && !font.count(cp)) missing += w;
+    if (cp >= 0x3000) deepest = std::max(deepest, rank[cp] + 1);
+  }
+  MESSAGE("the rarest of the model's characters is number " << deepest << " of the whole file's");
+  CHECK_MESSAGE(missing.empty(), "in the model's vocabulary but not among the font's 700: " << missing);
 }

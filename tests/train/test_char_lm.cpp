@@ -409,7 +409,7 @@ TEST_CASE("measure: the share of generated lines in the five- and seven-characte
         sample += " / ";
       }
       MESSAGE("after " << budget << " steps (held-out " << run.evaluate().loss << "), T " << temperature
-                       << (banned ? ", <unk> never drawn" : "") << ": "
+                       << std::string(banned ? ", <unk> never drawn" : "") << ": "
                        << lines.size() << " lines, " << five << " five-character, " << seven
                        << " seven-character: share " << double(five + seven) / double(lines.size()) << "; "
                        << sample);

@@ -1,0 +1,91 @@
+// The language-model lesson (curriculum H) in the page: its text is fetched
+// only when the lesson opens, the model trains in the worker until its held-out
+// loss is below the bigram baseline (the time and the frame rate are printed,
+// not asserted), samples follow a typed prompt in both languages, and a head
+// switched off changes the loss.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openLab, state, frames, until, measureTraining } from './harness.mjs';
+
+let lab;
+before(async () => { lab = await openLab(); });
+after(async () => { await lab?.close(); });
+
+const fetched = (page) => page.evaluate(() =>
+  performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.includes('/texts/')));
+// The step's experiment has its text (no loading note) and its first evaluation.
+async function built(page) {
+  return until(async () => {
+    const ex = (await state(page)).experiment;
+    return ex && ex.error === undefined && ex.runs && ex.runs[0].evaluatedAt >= 0 ? ex : null;
+  }, 'the language model to be built from its fetched text', 120000);
+}
+
+test('the text loads when the lesson opens, and the model trains below the bigram baseline (time and fps printed)', async () => {
+  const { page } = lab;
+  assert.deepEqual(await fetched(page), [], 'a text was fetched before its lesson opened');
+  const r = await measureTraining(page, 'language-model', 0, (st) => st.experiment && st.experiment.belowBigramAt >= 0,
+                                  { ceilingMs: 600000 });
+  const texts = await fetched(page);
+  assert.ok(texts.some((n) => n.endsWith('/texts/us-constitution')), JSON.stringify(texts));
+  assert.ok(!texts.some((n) => n.endsWith('/texts/tang300')), 'the poems were fetched before their step');
+  const ex = (await state(page)).experiment;
+  console.log(`language model (English): below the bigram (${ex.bigramLoss.toFixed(3)}) at step ${ex.belowBigramAt}, ` +
+              `${r.seconds.toFixed(1)} s after Start; held-out ${ex.runs[0].heldoutLoss.toFixed(3)}; ` +
+              `${r.stepsPerSecond.toFixed(1)} steps per second in the worker; ${r.fps.toFixed(1)} frames per second while training`);
+  assert.ok(ex.runs[0].heldoutLoss < ex.bigramLoss);
+  assert.ok(ex.unigramLoss > ex.bigramLoss);
+  assert.ok(ex.sample.length > 50, `sample: ${ex.sample}`);
+  assert.deepEqual(lab.consoleErrors, []);
+});
+
+test('a typed prompt is continued, and a head switched off changes the held-out loss', async () => {
+  const { page } = lab;
+  // window.attnlab.setting answers "" when the setting was taken, else why not.
+  assert.equal(await page.evaluate(() => window.attnlab.setting('prompt', 'We the People')), '');
+  await frames(page, 2);
+  let ex = (await state(page)).experiment;
+  assert.ok(ex.promptContinuation.length > 10, JSON.stringify(ex.promptContinuation));
+  assert.equal(ex.promptNext.length, 5);
+  const prose = await page.evaluate(() => document.body.innerText);
+  assert.ok(prose.length > 0);
+  const before = { sample: ex.sample, loss: ex.allHeadsLoss };
+  assert.equal(await page.evaluate(() => window.attnlab.setting('ablate', '1.2')), '');
+  await frames(page, 2);
+  ex = (await state(page)).experiment;
+  assert.equal(ex.ablate, '1.2');
+  console.log(`head 1.2 off: held-out loss ${before.loss.toFixed(3)} -> ${ex.ablatedLoss.toFixed(3)}`);
+  assert.ok(ex.ablatedLoss > before.loss, `switching head 1.2 off did not raise the loss: ${ex.ablatedLoss}`);
+  // A prompt the checks refuse (over 32 characters) changes nothing.
+  assert.match(await page.evaluate(() => window.attnlab.setting('prompt', 'x'.repeat(40))), /32/);
+  assert.equal((await state(page)).experiment.ablate, '1.2');
+  assert.deepEqual(lab.consoleErrors, []);
+});
+
+test('the poems: fetched when their step opens, a Chinese prompt continued in Chinese', async () => {
+  const { page } = lab;
+  assert.ok(await page.evaluate(() => window.attnlab.setLanguage('zh')));
+  assert.ok(await page.evaluate(() => window.attnlab.goto('language-model', 3)));
+  // The experiment opens once the poems and their glyphs are in; one step then
+  // evaluates the untrained model.
+  await until(async () => (await state(page)).experiment?.runs, 'the poems and their glyphs to load', 120000);
+  const texts = await fetched(page);
+  assert.ok(texts.some((n) => n.endsWith('/texts/tang300')), JSON.stringify(texts));
+  assert.ok(texts.some((n) => n.endsWith('/texts/poem-glyphs.otf')), JSON.stringify(texts));
+  await page.evaluate(() => window.attnlab.train('step'));
+  await built(page);
+  assert.equal(await page.evaluate(() => window.attnlab.setting('prompt', '床前明月光，疑是地上霜。举头望明月，')), '');
+  const ex = await until(async () => {
+    const e = (await state(page)).experiment;
+    return e.promptContinuation && e.promptContinuation.length > 0 ? e : null;
+  }, 'the continuation of the Chinese prompt');
+  await frames(page, 3);
+  const v = await page.screenshot({ path: `${process.env.LAB_SHOTS || '.'}/language-model-poems-zh.png` });
+  assert.ok(v.length > 0);
+  assert.match(ex.promptContinuation, /[\u4e00-\u9fff]/, ex.promptContinuation);
+  assert.equal(ex.corpus, 'chinese');
+  assert.ok(ex.unigramLoss > ex.bigramLoss);
+  await page.evaluate(() => window.attnlab.setLanguage('en'));
+  assert.deepEqual(lab.consoleErrors, []);
+  assert.deepEqual(await page.evaluate(() => window.attnlab.errors()), []);
+});
