@@ -98,7 +98,8 @@ void add_live_demos(std::vector<DemoEntry>& r) {
                                         number_param("temperature", 0.1, 2, false, "0.8"),
                                         number_param("top_k", 0, 50, true, "0"), optional_text_param("prompt"),
                                         choice_param("ablate", {"none", "1.0", "1.1", "1.2", "1.3", "2.0", "2.1", "2.2", "2.3"}, "none"),
-                                        choice_param("show", {"1.0", "1.1", "1.2", "1.3", "2.0", "2.1", "2.2", "2.3"}, "1.0")}),
+                                        choice_param("show", {"1.0", "1.1", "1.2", "1.3", "2.0", "2.1", "2.2", "2.3"}, "1.0"),
+                                        choice_param("heads", {"off", "on"}, "off")}),
                check_lm, run_lm});
   r.push_back({"timing", {choice_param("d", {"16", "32", "64"}, "32")}, check_nothing, run_timing});
 }

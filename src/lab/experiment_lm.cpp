@@ -37,6 +37,9 @@ class LmExperiment : public TrainingExperiment {
  public:
   explicit LmExperiment(const DemoInputs& in) {
     chinese_ = text_or(in, "corpus", "english") == "chinese";
+    // The heads' panels are for the steps that open the model up; the first
+    // steps show the loss, the sample and the prompt only.
+    heads_ = text_or(in, "heads", "off") == "on";
     add_track(chinese_ ? "poem model" : "text model", chinese_ ? "唐诗模型" : "文本模型",
               chinese_ ? train::RunKind::lm_chinese : train::RunKind::lm_english, seeded(in));
     set_budget(setting_or(in, "steps", 1000), 50);
@@ -152,7 +155,7 @@ class LmExperiment : public TrainingExperiment {
         "prompt", tr("Type your own text (at most 32 characters)", "输入你自己的文字（最多 32 个字符）"), {}, kLmPromptChars));
     out.panels.push_back(demo_impl::note_panel("prompt-next", tr("What the model reads in your text", "模型从你的文字里读出什么"),
                                                prompt_note()));
-    add_head_panels(out);
+    if (heads_) add_head_panels(out);
   }
 
   void add_controls(DemoOutputs& out) const override {
@@ -477,8 +480,8 @@ class LmExperiment : public TrainingExperiment {
     std::vector<LocalText> option_labels = {tr("none", "无")};
     options.insert(options.end(), names.begin(), names.end());
     option_labels.insert(option_labels.end(), labels.begin(), labels.end());
-    out.panels.push_back(demo_impl::choice_panel("ablate", tr("Switch one head off: the sample and your text follow",
-                                                               "关掉一个头：样本和你的文字随之改变"),
+    out.panels.push_back(demo_impl::choice_panel("ablate", tr("Switch one head off: the sample and the reading of your text follow",
+                                                               "关掉一个头：样本和对你文字的续写随之改变"),
                                                  options, option_labels));
     // One head's pattern at a time, on the learner's text.
     out.panels.push_back(demo_impl::choice_panel("show", tr("The head whose pattern is shown", "显示哪个头的注意力"), names, labels));
@@ -502,6 +505,7 @@ class LmExperiment : public TrainingExperiment {
   }
 
   bool chinese_ = false;
+  bool heads_ = false;  // the heads' panels are shown
   train::SampleDesc sample_{0.8f, 0};
   std::string prompt_text_;
   std::string ablate_ = "none";

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -103,7 +104,7 @@ TEST_CASE("train_lm: without its text the run says why, trains nothing and finis
 }
 
 TEST_CASE("train_lm: a short run draws, samples, reads a prompt, switches a head off, and its state travels as bytes") {
-  auto ex = attn::make_experiment("train_lm", lm_settings({{"steps", "50"}, {"prompt", "We the People"}}));
+  auto ex = attn::make_experiment("train_lm", lm_settings({{"steps", "50"}, {"prompt", "We the People"}, {"heads", "on"}}));
   REQUIRE(ex);
   run_to_end(*ex);
   const attn::json::Value s = ex->status();
@@ -152,7 +153,9 @@ TEST_CASE("train_lm: a short run draws, samples, reads a prompt, switches a head
   CHECK(str(ex->status(), "sample") == sample);
 
   // The page's copy reads the worker's bytes and shows the same.
-  auto page = attn::make_experiment("train_lm", lm_settings({{"steps", "50"}, {"prompt", "We the People"}}));
+  auto page = attn::make_experiment("train_lm", lm_settings({{"steps", "50"}, {"prompt", "We the People"}, {"heads", "on"}}));
+  // Without "heads": on, the same run shows no head panels.
+  CHECK_FALSE(has_panel(attn::make_experiment("train_lm", lm_settings({{"steps", "50"}}))->view(), "lm-scores"));
   attn::ByteWriter w;
   ex->write_state(w);
   const std::string bytes = w.take();
@@ -175,7 +178,7 @@ TEST_CASE("train_lm: a short run draws, samples, reads a prompt, switches a head
 }
 
 TEST_CASE("train_lm: the poems train too, and a Chinese prompt is read character by character") {
-  auto ex = attn::make_experiment("train_lm", lm_settings({{"steps", "20"}, {"corpus", "chinese"}, {"prompt", "春眠不觉晓，"}}));
+  auto ex = attn::make_experiment("train_lm", lm_settings({{"steps", "20"}, {"corpus", "chinese"}, {"prompt", "春眠不觉晓，"}, {"heads", "on"}}));
   run_to_end(*ex);
   const attn::json::Value s = ex->status();
   REQUIRE(!s.find("error"));
@@ -215,12 +218,14 @@ TEST_CASE("measure: train_lm over the lesson's 1000 steps, both texts" * doctest
     MESSAGE("sample: " << str(s, "sample"));
     MESSAGE("prompt continued: " << str(s, "promptContinuation"));
     std::string heads;
-    for (size_t k = 0; k < 8; ++k)
-      heads += std::to_string(k / 4 + 1) + "." + std::to_string(k % 4) + " prev " +
-               std::to_string(s.find("previousTokenScore")->items()[k].as_number()).substr(0, 4) + " ind " +
-               std::to_string(s.find("inductionScore")->items()[k].as_number()).substr(0, 4) + " brk " +
-               std::to_string(s.find("breakScore")->items()[k].as_number()).substr(0, 4) + " off " +
-               std::to_string(s.find("headOffLoss")->items()[k].as_number() - num(s, "allHeadsLoss")).substr(0, 5) + "; ";
+    for (size_t k = 0; k < 8; ++k) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "%zu.%zu prev %.3f ind %.3f brk %.3f off %.3f; ", k / 4 + 1, k % 4,
+                    s.find("previousTokenScore")->items()[k].as_number(), s.find("inductionScore")->items()[k].as_number(),
+                    s.find("breakScore")->items()[k].as_number(),
+                    s.find("headOffLoss")->items()[k].as_number() - num(s, "allHeadsLoss"));
+      heads += buf;
+    }
     MESSAGE("all heads " << num(s, "allHeadsLoss") << "; " << heads);
     for (const char* t : {"0.5", "1.5"}) {
       ex->set_view_setting("temperature", t);
