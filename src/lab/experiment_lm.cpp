@@ -23,8 +23,9 @@ constexpr int kScoreWindows = 24;        // held-out windows the head scores rea
 constexpr int kHeadOffWindows = 48;      // held-out windows of the head-off table
 constexpr uint64_t kSampleSeed = 7;      // samples are drawn from a fixed seed
 
-// A character as a heatmap label or in a line of text: the line break as ↵.
-std::string shown_char(const std::string& c) { return c == "\n" ? "↵" : c; }
+// A character as a heatmap label or in a list: the line break as ↵, the space
+// as a middle dot (a blank would read as nothing).
+std::string shown_char(const std::string& c) { return c == "\n" ? "↵" : c == " " ? "·" : c; }
 // The unknown token in drawn text: one box, as wide as a character.
 constexpr const char* kUnknownShown = "□";
 
@@ -259,6 +260,7 @@ class LmExperiment : public TrainingExperiment {
   using Key = std::tuple<long, float, int, std::string, std::string>;
   Key key() const { return {tracks()[0].evaluated_at, sample_.temperature, sample_.top_k, ablate_, prompt_text_}; }
   struct Drawn {
+    long at = -1;  // the training step of the weights drawn from (a page's copy has newer weights than its last evaluation)
     std::string sample, continuation;
     std::vector<std::pair<std::string, float>> next;
   };
@@ -268,6 +270,7 @@ class LmExperiment : public TrainingExperiment {
       if (prepared() && !failed() && tracks()[0].evaluated_at >= 0) {
         const train::CharLmEdits e = edits();
         const train::CharLmEdits* ep = ablating() ? &e : nullptr;
+        drawn_.at = tracks()[0].steps;
         // The sample starts after a line break, as a new paragraph or poem would.
         const int start = corpus().vocab.id("\n");
         // A sample never draws the unknown token: it stands for hundreds of rare
@@ -383,7 +386,8 @@ class LmExperiment : public TrainingExperiment {
       add_line(t, "A sample appears once the model is built.", "模型建好后显示样本。");
       return t;
     }
-    add_line(t, "At step " + std::to_string(tracks()[0].evaluated_at) + ":", "第 " + std::to_string(tracks()[0].evaluated_at) + " 步：");
+    const std::string at = std::to_string(drawn().at);
+    add_line(t, "At step " + at + ":", "第 " + at + " 步：");
     // One line per line of the sample, so a poem reads as lines.
     std::string line;
     for (const std::string& c : data::utf8_chars(sample())) {
@@ -413,10 +417,10 @@ class LmExperiment : public TrainingExperiment {
     for (const auto& [c, p] : next_chars()) next += (next.empty() ? "" : ", ") + shown_char(c) + " " + fmt(p);
     add_line(t, "Next character: " + next, "下一个字符：" + next);
     std::string cont;
-    for (const std::string& c : data::utf8_chars(continuation())) cont += shown_char(c);
+    for (const std::string& c : data::utf8_chars(continuation())) cont += c == "\n" ? "↵" : c;
     // The prompt as the model reads it (a character it never saw is a box).
     std::string read;
-    for (const std::string& c : chars_of(prompt_ids())) read += shown_char(c);
+    for (const std::string& c : chars_of(prompt_ids())) read += c == "\n" ? "↵" : c;
     add_line(t, "Continued: " + read + " | " + cont, "续写：" + read + " | " + cont);
     int unknown = 0;
     for (int id : prompt_ids()) unknown += id == corpus().vocab.unknown;

@@ -202,14 +202,16 @@ std::optional<std::string> token_input(const TokenInputView& view) {
   char buf[kTextLineBytes + 1] = {};
   draft.copy(buf, std::min(draft.size(), line_bytes(view)));
   ImGui::PushID(view.setting.c_str());
-  ImGui::SetNextItemWidth(token_input_width(view));
+  // A long field (free text) is cut to the room there is, as on a phone.
+  const float width = std::min(token_input_width(view), std::max(120.0f, ImGui::GetContentRegionAvail().x));
+  ImGui::SetNextItemWidth(width);
   const bool changed = ImGui::InputText("##tokens", buf, line_bytes(view) + 1);
   widgets_record_last("text:" + view.setting, "text");
   ImGui::PopID();
   if (changed) draft = buf;
   const std::string problem = token_problem(view, draft);
   if (!problem.empty()) {
-    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + token_input_width(view));
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
     ImGui::TextColored(ImVec4(0.75f, 0.15f, 0.10f, 1), "%s", problem.c_str());
     ImGui::PopTextWrapPos();
   }
