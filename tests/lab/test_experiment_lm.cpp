@@ -54,6 +54,16 @@ double run_status_loss(const attn::json::Value& status) {
   return num(runs->items()[0], "heldoutLoss");
 }
 
+// The code point of one character given as its UTF-8 bytes (valid UTF-8).
+uint32_t code_point(const std::string& c) {
+  uint32_t cp = static_cast<unsigned char>(c[0]);
+  if (c.size() > 1) {
+    cp &= 0xffu >> (c.size() + 1);
+    for (size_t k = 1; k < c.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(c[k]) & 0x3fu);
+  }
+  return cp;
+}
+
 void run_to_end(attn::Experiment& ex) {
   for (int i = 0; i < 100000 && !ex.done(); ++i) ex.advance(50.0);
   REQUIRE(ex.done());
@@ -269,15 +279,8 @@ TEST_CASE("train_lm: the page's font holds every character of the poem model's v
   std::string raw, why;
   REQUIRE_MESSAGE(attn::data::read_corpus(attn::data::TextCorpusKind::tang_poems, attn::data::default_corpus_dir(), &raw, &why), why);
   std::map<uint32_t, int> counts;
-  for (const std::string& c : attn::data::utf8_chars(attn::data::strip_ansi(raw))) {
-    // Decode the code point (every character here is valid UTF-8).
-    uint32_t cp = static_cast<unsigned char>(c[0]);
-    if (c.size() > 1) {
-      cp &= 0xff >> (c.size() + 1);
-      for (size_t k = 1; k < c.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(c[k]) & 0x3f);
-    }
-    if (cp >= 0x3000) counts[cp]++;
-  }
+  for (const std::string& c : attn::data::utf8_chars(attn::data::strip_ansi(raw)))
+    if (const uint32_t cp = code_point(c); cp >= 0x3000) counts[cp]++;
   std::vector<std::pair<int, uint32_t>> order;
   for (const auto& [cp, n] : counts) order.push_back({-n, cp});
   std::sort(order.begin(), order.end());
@@ -294,8 +297,7 @@ TEST_CASE("train_lm: the page's font holds every character of the poem model's v
   for (const std::string& w : run.char_corpus().vocab.words) {
     const std::vector<std::string> cs = attn::data::utf8_chars(w);
     if (cs.size() != 1 || cs[0].size() < 3) continue;  // <unk>, ASCII and Latin marks
-    uint32_t cp = static_cast<unsigned char>(w[0]) & (0xff >> (w.size() + 1));
-    for (size_t k = 1; k < w.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(w[k]) & 0x3f);
+    const uint32_t cp = code_point(w);
     if (cp >= 0x3000 && !font.count(cp)) missing += w;
     if (cp >= 0x3000) deepest = std::max(deepest, rank[cp] + 1);
   }
