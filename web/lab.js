@@ -168,10 +168,16 @@
   // field keeps it, Escape cancels.
   let tapped = null, tapTimer = 0;
   const tools = $('cell-tools'), editBtn = $('cell-edit'), input = $('cell-input'), cellError = $('cell-error');
-  function placeTools(x, y) {
+  // Puts the tools at (x, y) of the canvas; near the window's bottom they grow
+  // upwards from the line that would have been their top, so an error under the
+  // input stays on screen (it shows above it instead).
+  function placeTools(x, y, width = 120) {
     const c = $('canvas').getBoundingClientRect();
-    tools.style.left = Math.max(4, Math.min(c.left + x, innerWidth - 124)) + 'px';
-    tools.style.top = Math.max(4, Math.min(c.top + y, innerHeight - 100)) + 'px';
+    tools.style.left = Math.max(4, Math.min(c.left + x, innerWidth - width - 4)) + 'px';
+    const top = Math.max(4, c.top + y), low = top + 100 > innerHeight;
+    tools.classList.toggle('above', low);
+    tools.style.top = low ? '' : top + 'px';
+    tools.style.bottom = low ? Math.max(4, innerHeight - Math.min(top + 44, innerHeight)) + 'px' : '';
   }
   function hideTools() {
     clearTimeout(tapTimer);
@@ -193,30 +199,40 @@
     clearTimeout(tapTimer);
     tapTimer = setTimeout(() => { if (input.hidden) hideTools(); }, 6000);
   }
-  editBtn.addEventListener('click', () => {
-    if (!tapped) return;
+  // Opens the input over what was tapped (after the Edit button), or at once over a
+  // free-text field clicked or tabbed into on a desktop (t.direct): there the
+  // browser's input method composes Chinese, which a canvas cannot take.
+  function openInput(t) {
+    tapped = t;
     clearTimeout(tapTimer);
     editBtn.hidden = true;
+    cellError.hidden = true;
+    tools.hidden = false;
     input.hidden = false;
-    placeTools(tapped.x, tapped.y);
+    const wide = t.setting && t.width > 110;
+    input.style.width = wide ? Math.min(t.width, innerWidth - 8) + 'px' : '';
+    // Centred on the field (the input is 44 units tall, a desktop's field about 24).
+    placeTools(t.x, t.y + (t.height - 44) / 2, wide ? Math.min(t.width, innerWidth - 8) : 120);
     // A number gets the decimal keyboard; a line of tokens (a prompt) the letters.
-    input.inputMode = tapped.setting ? 'text' : 'decimal';
-    input.value = tapped.setting ? tapped.text : String(Number(tapped.value.toFixed(4)));
-    input.setAttribute('aria-label', tapped.setting || `${tapped.name}[${tapped.row}][${tapped.col}]`);
+    input.inputMode = t.setting ? 'text' : 'decimal';
+    input.value = t.setting ? t.text : String(Number(t.value.toFixed(4)));
+    input.setAttribute('aria-label', t.setting || `${t.name}[${t.row}][${t.col}]`);
     input.focus();
     input.select();
-  });
+  }
+  editBtn.addEventListener('click', () => { if (tapped) openInput(tapped); });
   function commit(closeOnError) {
     if (!tapped || input.hidden) return;
     const text = input.value.slice(0, 100);
     const why = tapped.setting ? ask('setting', { name: tapped.setting, value: text })
       : ask('typeNumber', { name: tapped.name, row: tapped.row, col: tapped.col, text });
-    if (!why) { hideTools(); return; }
+    if (!why) { const back = tapped.direct; hideTools(); if (back) $('canvas').focus(); return; }
     cellError.textContent = why;
     cellError.hidden = false;
     if (closeOnError) { input.hidden = true; tapTimer = setTimeout(hideTools, 3000); }
   }
   input.addEventListener('keydown', (e) => {
+    if (e.isComposing || e.keyCode === 229) return;  // an input method's Enter picks its characters
     if (e.key === 'Enter') { e.preventDefault(); commit(false); }
     else if (e.key === 'Escape') { e.preventDefault(); hideTools(); $('canvas').focus(); }
   });
@@ -275,7 +291,7 @@
       } else if (name === 'changed') {
         if (mirror) mirror.changed();
       } else if (name === 'numberTap') {
-        offerEdit(data);
+        if (data && data.direct) { if (input.hidden) openInput(data); } else offerEdit(data);
       }
     },
     onAbort(what) { fail('aborted: ' + what); },

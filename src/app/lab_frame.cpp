@@ -82,27 +82,38 @@ void toolbar(LabApp& app, const attn::Lesson& lesson, ui::Nav& nav, bool with_na
   ui::widgets_record_last("step:share", "button");
 }
 
+// A line of text to type in the page's own input over the field (page_event
+// "numberTap" with a setting): after a tap and the page's Edit button on a touch
+// screen, or at once (direct) when a free-text field is clicked or tabbed into
+// (ui::set_page_text_fields).
+void offer_text_field(const ui::PageTextRequest& r, bool direct) {
+  attn::json::Value o = attn::json::Value::object();
+  o.set("setting", r.setting);
+  o.set("text", r.text);
+  o.set("x", double(r.x));
+  o.set("y", double(r.y));
+  o.set("width", double(r.w));
+  o.set("height", double(r.h));
+  if (direct) o.set("direct", true);
+  platform::page_event("numberTap", attn::json::write(o));
+}
+
 // Touch-sized controls once the page says it is a touch screen or a finger is
 // seen; a finger's swipes and taps (app/lab_touch.h).
 void touch(LabApp& app, double now) {
   const bool finger = platform::pointer_is_touch();
   app.touched = app.touched || finger;
   ui::set_touch_targets(app.touch_screen || app.touched);
+  // A mouse and keyboard in a browser type free text in the page's input (an
+  // input method works there); a finger goes through the tap and Edit button below.
+  ui::set_page_text_fields(platform::running_in_browser() && !app.touch_screen && !app.touched);
   const std::optional<NumberTap> tap = touch_update(app.gesture, finger, now);
   if (!tap) return;
   // "text:<setting>": a line of tokens (the induction prompt); the page types it.
   if (tap->id.rfind("text:", 0) == 0) {
     const std::string setting = tap->id.substr(5);
     auto it = app.inputs.settings.find(setting);
-    if (it == app.inputs.settings.end()) return;
-    attn::json::Value o = attn::json::Value::object();
-    o.set("setting", setting);
-    o.set("text", it->second);
-    o.set("x", double(tap->x));
-    o.set("y", double(tap->y));
-    o.set("width", double(tap->w));
-    o.set("height", double(tap->h));
-    platform::page_event("numberTap", attn::json::write(o));
+    offer_text_field({setting, it == app.inputs.settings.end() ? std::string() : it->second, tap->x, tap->y, tap->w, tap->h}, false);
     return;
   }
   // "edit:<name>:<row>:<col>"; the page puts a text input over the number.
@@ -227,6 +238,7 @@ bool lab_frame(void* user) {
   if (nav == ui::Nav::next) lab_step_by(app, +1);
   if (nav == ui::Nav::back) lab_step_by(app, -1);
   ImGui::End();
+  if (auto r = ui::take_page_text_request()) offer_text_field(*r, true);
   if (app.show_keys && ui::keys_help(app.state.lang)) app.show_keys = false;
   if (app.overlay) ui::timing_overlay({app.frame_ms, compute_shown, app.ui_ms, attn::eigen_simd_in_use(), app.state.lang});
   ui::widgets_end_frame();

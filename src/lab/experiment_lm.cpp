@@ -182,6 +182,7 @@ class LmExperiment : public TrainingExperiment {
     s.set("topK", sample_.top_k);
     s.set("ablate", ablate_);
     if (!prompt_text_.empty()) {
+      s.set("prompt", prompt_text_);
       s.set("promptContinuation", continuation());
       Value top = Value::array();
       for (const auto& [c, p] : next_chars()) {

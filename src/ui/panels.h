@@ -164,6 +164,19 @@ struct TokenInputView {
 };
 std::optional<std::string> token_input(const TokenInputView& view);
 float token_input_width(const TokenInputView& view);
+// In a browser, free text is typed in the page's own input, not in the canvas: a
+// canvas gets key presses, so a Chinese input method (whose composition the
+// browser draws and hands over as a whole) cannot type into it. When this is on,
+// clicking or tabbing into a free-text field leaves it inactive and asks the page
+// to open its input over the field's rectangle (screen units).
+void set_page_text_fields(bool on);
+struct PageTextRequest {
+  std::string setting;
+  std::string text;  // the setting's value, shown in the page's input
+  float x = 0, y = 0, w = 0, h = 0;
+};
+// The request made in this frame, if any (taken once).
+std::optional<PageTextRequest> take_page_text_request();
 // A slider's usual bar width, and the narrowest a layout may make it.
 constexpr float kSliderTrack = 170.0f, kSliderMinTrack = 100.0f;
 std::optional<std::string> slider(const SliderView& view);

@@ -2,6 +2,7 @@
 // choice among named options, and a numeric slider (with - / + buttons that move
 // one step, for keyboards and precise clicks).
 #include <imgui.h>
+#include <imgui_internal.h>  // ImGui::ClearActiveID
 
 #include <algorithm>
 #include <cmath>
@@ -182,6 +183,19 @@ std::string token_problem(const TokenInputView& view, const std::string& text) {
 
 }  // namespace
 
+namespace {
+bool g_page_text = false;
+std::optional<PageTextRequest> g_page_request;
+}  // namespace
+
+void set_page_text_fields(bool on) { g_page_text = on; }
+
+std::optional<PageTextRequest> take_page_text_request() {
+  std::optional<PageTextRequest> r;
+  r.swap(g_page_request);
+  return r;
+}
+
 float token_input_width(const TokenInputView& view) {
   // Room for the longest line of tokens with spaces, and for the message.
   const std::string sample(size_t(std::max(1, 2 * view.max_tokens)), 'M');
@@ -207,6 +221,11 @@ std::optional<std::string> token_input(const TokenInputView& view) {
   ImGui::SetNextItemWidth(width);
   const bool changed = ImGui::InputText("##tokens", buf, line_bytes(view) + 1);
   widgets_record_last("text:" + view.setting, "text");
+  if (g_page_text && view.tokens.empty() && ImGui::IsItemActivated()) {
+    ImGui::ClearActiveID();
+    const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+    g_page_request = PageTextRequest{view.setting, view.current, lo.x, lo.y, hi.x - lo.x, hi.y - lo.y};
+  }
   ImGui::PopID();
   if (changed) draft = buf;
   const std::string problem = token_problem(view, draft);

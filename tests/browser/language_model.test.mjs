@@ -5,7 +5,7 @@
 // switched off changes the loss.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openLab, state, frames, until, measureTraining } from './harness.mjs';
+import { openLab, state, frames, until, measureTraining, scrollAndClick } from './harness.mjs';
 
 let lab;
 before(async () => { lab = await openLab(); });
@@ -13,6 +13,17 @@ after(async () => { await lab?.close(); });
 
 const fetched = (page) => page.evaluate(() =>
   performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.includes('/texts/')));
+// Clicks the prompt's field: the page opens its own input over it (a canvas
+// cannot take an input method's characters), focused and holding the prompt.
+async function openPromptInput(page) {
+  await scrollAndClick(page, 'text:prompt');
+  await until(() => page.evaluate(() => {
+    const i = document.getElementById('cell-input');
+    return !i.hidden && document.activeElement === i;
+  }), 'the page\'s input over the prompt field');
+}
+const inputShown = (page) => page.evaluate(() => !document.getElementById('cell-input').hidden);
+
 // The step's experiment has its text (no loading note) and its first evaluation.
 async function built(page) {
   return until(async () => {
@@ -41,15 +52,42 @@ test('the text loads when the lesson opens, and the model trains below the bigra
 
 test('a typed prompt is continued, a refused one changes nothing, and a head switched off changes the held-out loss', async () => {
   const { page } = lab;
-  // window.attnlab.setting answers "" when the setting was taken, else why not.
-  assert.equal(await page.evaluate(() => window.attnlab.setting('prompt', 'We the People')), '');
-  await frames(page, 2);
-  let ex = (await state(page)).experiment;
-  assert.ok(ex.promptContinuation.length > 10, JSON.stringify(ex.promptContinuation));
+  // Typed with the keyboard into the page's input, kept with Enter.
+  await openPromptInput(page);
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('We the People');
+  await page.keyboard.press('Enter');
+  assert.equal(await inputShown(page), false, 'Enter did not keep the typed prompt');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'canvas', 'the focus did not go back to the lab');
+  let ex = await until(async () => {
+    const e = (await state(page)).experiment;
+    return e.prompt === 'We the People' && e.promptContinuation.length > 10 ? e : null;
+  }, 'the typed prompt to be continued');
   assert.equal(ex.promptNext.length, 5);
-  // A prompt the checks refuse (over 32 characters) changes nothing.
-  assert.match(await page.evaluate(() => window.attnlab.setting('prompt', 'x'.repeat(40))), /32/);
+  // A prompt the checks refuse (over 32 characters) says why in the page and
+  // changes nothing; Escape leaves it.
+  await openPromptInput(page);
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('x'.repeat(40));
+  await page.keyboard.press('Enter');
+  assert.match(await page.evaluate(() => document.getElementById('cell-error').textContent), /32/);
+  assert.equal(await inputShown(page), true, 'a refused prompt closed the input');
+  await page.keyboard.press('Escape');
+  assert.equal(await inputShown(page), false);
+  await frames(page, 2);
   assert.equal((await state(page)).experiment.promptContinuation, ex.promptContinuation);
+  // The keyboard alone reaches it: Tab through the canvas's controls opens the page's input.
+  await page.focus('#canvas');
+  let tabs = 0;
+  while (!(await page.evaluate(() => document.activeElement.id === 'cell-input'))) {
+    assert.ok(++tabs <= 40, 'Tab never reached the prompt field');
+    await page.keyboard.press('Tab');
+    await frames(page, 2);
+  }
+  await page.keyboard.press('Escape');
+  assert.equal(await inputShown(page), false);
+  // The same checks answer a script (window.attnlab.setting says why, or '').
+  assert.match(await page.evaluate(() => window.attnlab.setting('prompt', 'x'.repeat(40))), /32/);
   // The heads step: one step evaluates the model and measures every head.
   assert.ok(await page.evaluate(() => window.attnlab.goto('language-model', 2)));
   await until(async () => (await state(page)).experiment?.runs, 'the heads step to open');
@@ -80,10 +118,20 @@ test('the poems: fetched when their step opens, a Chinese prompt continued in Ch
   assert.ok(texts.some((n) => n.endsWith('/texts/poem-glyphs.otf')), JSON.stringify(texts));
   await page.evaluate(() => window.attnlab.train('step'));
   await built(page);
-  assert.equal(await page.evaluate(() => window.attnlab.setting('prompt', '床前明月光，疑是地上霜。举头望明月，')), '');
+  // Typed through an input method, as a Chinese learner types: the browser
+  // composes the pinyin, then hands over the characters (Chrome's protocol
+  // drives that composition the way a real input method does).
+  const poemLine = '床前明月光，疑是地上霜。举头望明月，';
+  await openPromptInput(page);
+  await page.keyboard.press('Control+A');
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Input.imeSetComposition', { text: 'chuang', selectionStart: 6, selectionEnd: 6 });
+  await cdp.send('Input.insertText', { text: poemLine });
+  await page.keyboard.press('Enter');
+  assert.equal(await inputShown(page), false, 'Enter did not keep the composed prompt');
   const ex = await until(async () => {
     const e = (await state(page)).experiment;
-    return e.promptContinuation && e.promptContinuation.length > 0 ? e : null;
+    return e.prompt === poemLine && e.promptContinuation && e.promptContinuation.length > 0 ? e : null;
   }, 'the continuation of the Chinese prompt');
   await frames(page, 3);
   const v = await page.screenshot({ path: `${process.env.LAB_SHOTS || '.'}/language-model-poems-zh.png` });
