@@ -2,7 +2,7 @@
 //   node scripts/serve.mjs DIR [PORT]    serves DIR on http://127.0.0.1:PORT/
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
-import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 const root = resolve(process.argv[2] || '.');
 const port = Number(process.argv[3] || process.env.PORT || 8080);
@@ -12,8 +12,13 @@ const types = {
   '.json': 'application/json', '.png': 'image/png', '.ttf': 'font/ttf', '.svg': 'image/svg+xml',
 };
 
-// The page's policy (web/shell.html has it too, for hosts that send no headers).
-const csp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self'; font-src 'self'; connect-src 'self'; base-uri 'none'; object-src 'none'; form-action 'none'; frame-ancestors 'none'";
+// The page's policy (web/shell.html has it too, for hosts that send no headers,
+// but a <meta> policy cannot say who may frame the page). The full lab may not be
+// framed by anyone; the embed view (embed.html, one step) by any site.
+const policy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self'; font-src 'self'; connect-src 'self'; base-uri 'none'; object-src 'none'; form-action 'none'";
+const headersFor = (file) => basename(file) === 'embed.html'
+  ? { 'Content-Security-Policy': `${policy}; frame-ancestors *` }
+  : { 'Content-Security-Policy': `${policy}; frame-ancestors 'none'`, 'X-Frame-Options': 'DENY' };
 
 const server = createServer(async (req, res) => {
   try {
@@ -29,7 +34,7 @@ const server = createServer(async (req, res) => {
     if ((await stat(file).catch(() => null))?.isDirectory()) file = join(file, 'index.html');
     const body = await readFile(file);
     res.writeHead(200, { 'Content-Type': types[extname(file)] || 'application/octet-stream', 'Cache-Control': 'no-cache',
-                         'Content-Security-Policy': csp, 'X-Content-Type-Options': 'nosniff' });
+                         ...headersFor(file), 'X-Content-Type-Options': 'nosniff' });
     res.end(body);
   } catch {
     res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');

@@ -61,6 +61,7 @@
         if (link) {
           const a = document.createElement('a');
           a.href = link[2];
+          if (embed) { a.href = 'index.html' + link[2]; a.target = '_blank'; a.rel = 'noopener'; }
           a.textContent = link[1];
           e.append(a);
         } else if (part) {
@@ -79,9 +80,13 @@
   // the list in a drawer, words beside the canvas), narrow (phones: one column).
   // Decided again on every resize and rotation; the lab keeps its state.
   const stage = document.getElementById('stage');
+  // The embed view (embed.html, framed by course pages): one step, its words and
+  // panels, and a link to the full lab instead of the lessons and Back / Next.
+  const embed = document.documentElement.dataset.view === 'embed';
+  stage.classList.toggle('embed', embed);
   const kNarrow = 700, kMedium = 1200;  // CSS px
   const isTouch = () => (window.matchMedia && matchMedia('(pointer: coarse)').matches) || navigator.maxTouchPoints > 0;
-  const layoutMode = () => innerWidth < kNarrow ? 'narrow' : innerWidth < kMedium ? 'medium' : 'wide';
+  const layoutMode = () => innerWidth < kNarrow ? 'narrow' : innerWidth < kMedium || embed ? 'medium' : 'wide';
   // SDL sizes the canvas from its CSS size on a window resize; a change of the
   // page's own layout needs the same nudge.
   function canvasResized() { requestAnimationFrame(() => window.dispatchEvent(new Event('resize'))); }
@@ -114,8 +119,17 @@
     $('drawer-close').setAttribute('aria-label', zh ? '关闭课程列表' : 'Close the lesson list');
     $('help').textContent = zh ? '触屏与按键说明' : 'Touch and keys';
     $('cell-edit').textContent = zh ? '编辑' : 'Edit';
+    $('open-full').textContent = zh ? '在 Attention Lab 中打开 ↗' : 'Open in Attention Lab ↗';
+    if (embed) updateOpenLink();
     if (!$('drawer').hidden) fillDrawer();
   }
+  // The full lab at this step with the learner's values (a share link); kept up to
+  // date as they change, and again as it is followed.
+  function updateOpenLink() {
+    const link = Module.calledRun ? ask('currentLink') : '';
+    $('open-full').href = 'index.html' + (typeof link === 'string' && link ? '#' + link : '');
+  }
+  $('open-full').addEventListener('click', () => { if (embed) updateOpenLink(); });
   const stepBy = (d) => { if (current) ask('goto', { lesson: current.lessonId, step: current.step - 1 + d }); };
   $('back').addEventListener('click', () => stepBy(-1));
   $('next').addEventListener('click', () => stepBy(+1));
@@ -277,6 +291,9 @@
     // Events from the app (platform::page_event).
     labEvent(name, data) {
       if (name === 'firstFrame') {
+        // The embed view's language comes from its address (embed.html?lang=zh#...).
+        const lang = embed ? new URLSearchParams(location.search.slice(0, 200)).get('lang') : null;
+        if (lang === 'zh' || lang === 'en') ask('language', { lang });
         applyLayout();
         if (mirror) mirror.rebuild();
         bar.style.width = '100%';
@@ -290,6 +307,7 @@
         showProse(data);
       } else if (name === 'changed') {
         if (mirror) mirror.changed();
+        if (embed) updateOpenLink();
       } else if (name === 'numberTap') {
         if (data && data.direct) { if (input.hidden) openInput(data); } else offerEdit(data);
       }
@@ -378,6 +396,9 @@
     setLanguage: (lang) => ask('language', { lang: String(lang) }),
     // Put this step's link, with the learner's values, in the address bar and the clipboard.
     share: () => ask('share'),
+    // The HTML that shows this step (with the learner's values) in another page's frame
+    // (the Embed button), also put in the clipboard.
+    embedSnippet: () => ask('embedSnippet'),
     // Drive the step's live experiment: 'run', 'pause', 'step', 'reset', 'speed' with 'slow' | 'normal' | 'fast',
     // or 'retry' (a new training worker after one failed). True when the step has one.
     train: (action, speed) => ask('train', { action: String(action), speed: String(speed || '') }),

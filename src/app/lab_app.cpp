@@ -164,7 +164,10 @@ void lab_init(LabApp& app, const std::string& lesson_dir) {
   }
   record_errors(app, app.set.errors);
   const std::string link = platform::url_fragment();  // before enter_step rewrites it
-  restore_saved_state(app);
+  // The embed view starts from its link alone: a course page's frame must show the
+  // step the teacher linked, and must not read or overwrite the learner's own lab.
+  app.embedded = platform::embedded_view();
+  if (!app.embedded) restore_saved_state(app);
   enter_step(app);
   lab_follow_link(app, link);
 }
@@ -225,7 +228,7 @@ bool lab_goto(LabApp& app, const std::string& lesson_id, int step) {
 }
 
 void lab_step_by(LabApp& app, int delta) {
-  if (app.set.lessons.empty()) return;
+  if (app.set.lessons.empty() || app.embedded) return;
   const int next = app.state.step + delta;
   if (next < 0 || next >= int(app.set.lessons[size_t(app.lesson)].steps.size())) return;
   lab_goto(app, app.state.lesson, next);
@@ -448,19 +451,35 @@ void lab_set_layout(LabApp& app, const std::string& layout, bool touch_screen) {
 // ---------------------------------------------------------------- 3 saving and links
 void lab_save(LabApp& app, double min_interval_ms) {
   const double now = platform::now_ms();
+  if (app.embedded) app.dirty = false;  // the embed view keeps nothing (README, "Embedding a step")
   if (!app.dirty || now - app.saved_at_ms < min_interval_ms) return;
   if (platform::storage_write("state", attn::json::write(attn::lab_state_to_json(app.state)))) app.dirty = false;
   app.saved_at_ms = now;
 }
 
-std::string lab_share_link(LabApp& app) {
+std::string lab_current_link(const LabApp& app) {
   if (!lab_current_step(app)) return "";
   auto it = app.state.edits.find(lab_current_key(app));
-  const std::string link =
-      attn::make_link(app.state.lesson, lab_current_step(app)->id, it == app.state.edits.end() ? nullptr : &it->second);
+  return attn::make_link(app.state.lesson, lab_current_step(app)->id, it == app.state.edits.end() ? nullptr : &it->second);
+}
+
+std::string lab_share_link(LabApp& app) {
+  const std::string link = lab_current_link(app);
+  if (link.empty()) return link;
   platform::set_url_fragment(link);
   platform::copy_to_clipboard(link);
   return link;
+}
+
+std::string lab_embed_snippet(LabApp& app) {
+  const attn::LessonStep* step = lab_current_step(app);
+  if (!step) return "";
+  const attn::Lesson& lesson = app.set.lessons[size_t(app.lesson)];
+  const std::string title =
+      "Attention Lab: " + lesson.title.get(app.state.lang) + " / " + step->title.get(app.state.lang);
+  const std::string snippet = attn::embed_snippet(platform::page_base_url(), lab_current_link(app), app.state.lang, title);
+  platform::copy_to_clipboard(snippet);
+  return snippet;
 }
 
 std::string lab_all_text(const LabApp& app) {

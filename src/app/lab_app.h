@@ -65,6 +65,7 @@ struct LabApp {
   // "wide" shows the lesson list beside the lesson; "medium" and "narrow" leave
   // it to the page's drawer, with Back / Next in the page's top bar.
   std::string layout = "wide";
+  bool embedded = false;      // the embed view (platform::embedded_view): one step, nothing saved
   bool touch_screen = false;  // the page has a coarse pointer: touch-sized controls
   bool touched = false;       // a finger has been seen: touch-sized controls from now on
   TouchGesture gesture;
@@ -113,7 +114,11 @@ std::string lab_page_setting(LabApp& app, const std::string& name, const std::st
 std::string lab_type_number(LabApp& app, const std::string& name, int row, int col, const std::string& text);
 // The page's layout ("wide", "medium" or "narrow") and whether it is a touch screen.
 void lab_set_layout(LabApp& app, const std::string& layout, bool touch_screen);
+std::string lab_current_link(const LabApp& app);  // the step with the learner's values
 std::string lab_share_link(LabApp& app);  // also copies it to the clipboard
+// The <iframe> snippet for this step in the embed view (attn::embed_snippet),
+// copied to the clipboard.
+std::string lab_embed_snippet(LabApp& app);
 
 // Live experiments: "run", "pause", "step" (one training step), "reset" (start
 // again), "speed" (with "slow", "normal" or "fast"), "retry" (a new training

@@ -73,6 +73,7 @@ void toolbar(LabApp& app, const attn::Lesson& lesson, ui::Nav& nav, bool with_na
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", ui::text::reset_tip.get(lang));
   if (edited) ui::widgets_record_last("step:reset", "button");
+  if (app.embedded) return;  // the page's bar links to the full lab instead
   ImGui::SameLine();
   if (ImGui::Button(ui::text::share.get(lang))) {
     app.notices.clear();
@@ -80,6 +81,14 @@ void toolbar(LabApp& app, const attn::Lesson& lesson, ui::Nav& nav, bool with_na
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", ui::text::share_tip.get(lang));
   ui::widgets_record_last("step:share", "button");
+  if (!platform::running_in_browser()) return;  // an embed snippet names the page's address
+  ImGui::SameLine();
+  if (ImGui::Button(ui::text::embed.get(lang))) {
+    app.notices.clear();
+    app.notices.push_back(std::string(ui::text::embed_copied.get(lang)) + lab_embed_snippet(app));
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", ui::text::embed_tip.get(lang));
+  ui::widgets_record_last("step:embed", "button");
 }
 
 // A line of text to type in the page's own input over the field (page_event
@@ -177,7 +186,7 @@ bool lab_frame(void* user) {
   touch(app, frame_start);
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   // In a narrow or medium page the lesson list is the page's drawer.
-  const bool list_in_page = platform::running_in_browser() && app.layout != "wide";
+  const bool list_in_page = platform::running_in_browser() && (app.layout != "wide" || app.embedded);
   const float sidebar_w = list_in_page ? 0.0f : 270.0f;
   const ImGuiWindowFlags fixed = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
                                  ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoBringToFrontOnFocus;

@@ -49,10 +49,13 @@ void lab_keyboard(LabApp& app, ui::Nav& nav) {
     app.show_keys = false;
     app.notices.clear();
   }
-  if (platform::key_presses(Key::right) > 0) nav = ui::Nav::next;
-  if (platform::key_presses(Key::left) > 0) nav = ui::Nav::back;
-  if (platform::key_presses(Key::page_down) > 0) step_lesson(app, +1);
-  if (platform::key_presses(Key::page_up) > 0) step_lesson(app, -1);
+  // The embed view shows one step: the keys that leave it do nothing there.
+  if (!app.embedded) {
+    if (platform::key_presses(Key::right) > 0) nav = ui::Nav::next;
+    if (platform::key_presses(Key::left) > 0) nav = ui::Nav::back;
+    if (platform::key_presses(Key::page_down) > 0) step_lesson(app, +1);
+    if (platform::key_presses(Key::page_up) > 0) step_lesson(app, -1);
+  }
 
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput || ImGui::IsAnyItemActive() || io.KeyCtrl || io.KeyAlt) return;

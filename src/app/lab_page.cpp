@@ -167,7 +167,8 @@ std::string lab_page_query(const std::string& name, const std::string& arg, void
   }
   else if (name == "goto" || name == "loadLesson" || name == "language" || name == "link" || name == "share" ||
            name == "train" || name == "layout" || name == "typeNumber" || name == "help" || name == "quizPick" ||
-           name == "quizCheck" || name == "hint" || name == "solution" || name == "setting") {
+           name == "quizCheck" || name == "hint" || name == "solution" || name == "setting" || name == "currentLink" ||
+           name == "embedSnippet") {
     const attn::json::ParseResult r = attn::json::parse(arg);
     const Value* a = r.ok ? &r.value : nullptr;
     auto str = [&](const char* key) {
@@ -211,6 +212,10 @@ std::string lab_page_query(const std::string& name, const std::string& arg, void
     } else if (name == "help") {
       app.show_keys = !app.show_keys;
       answer = app.show_keys;
+    } else if (name == "currentLink") {
+      answer = lab_current_link(app);
+    } else if (name == "embedSnippet") {
+      answer = lab_embed_snippet(app);
     } else if (name == "link") {
       lab_follow_link(app, str("fragment"));
       answer = true;

@@ -496,6 +496,30 @@ std::string make_link(const std::string& lesson_id, const std::string& step_id, 
   return link;
 }
 
+namespace {
+std::string html_attribute(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+}  // namespace
+
+std::string embed_snippet(const std::string& base_url, const std::string& link, const std::string& lang,
+                          const std::string& title) {
+  const std::string src = base_url + "embed.html" + (lang == "zh" ? "?lang=zh" : "") + "#" + link;
+  return "<iframe src=\"" + html_attribute(src) + "\" title=\"" + html_attribute(title) +
+         "\" width=\"900\" height=\"640\" style=\"border: 1px solid #d9dce3; max-width: 100%\" loading=\"lazy\"></iframe>";
+}
+
 bool parse_link(const std::string& fragment, ParsedLink* out, std::string* why) {
   std::string f = fragment;
   if (!f.empty() && f[0] == '#') f.erase(0, 1);

@@ -131,6 +131,13 @@ void lab_state_fit(LabState* state, const std::vector<Lesson>& lessons);
 // from 1, in layout 1); they are still read (parse_link with the lessons).
 std::string make_link(const std::string& lesson_id, const std::string& step_id, const StepEdits* edits);
 
+// What a teacher pastes into a course page to show one step there: an <iframe> of
+// the embed view (embed.html beside the lab, at `base_url`, which ends in '/'),
+// in `lang`, at `link` (make_link's fragment). The title names the step for screen
+// readers; every attribute value is HTML-escaped.
+std::string embed_snippet(const std::string& base_url, const std::string& link, const std::string& lang,
+                          const std::string& title);
+
 struct ParsedLink {
   std::string lesson;   // empty when the fragment names nothing
   std::string step_id;  // the step's id, when the link names one

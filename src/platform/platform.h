@@ -68,6 +68,12 @@ std::string url_fragment();
 void set_url_fragment(const std::string& fragment);
 // Puts text on the clipboard (the share link).
 void copy_to_clipboard(const std::string& text);
+// The embed view (site/embed.html, a page of its own for other sites' frames): one
+// step, no lesson list, nothing saved. False natively and in the full page.
+bool embedded_view();
+// Where the page lives (origin and folder, ending in '/'), for a link or an embed
+// snippet that names the site; "" natively.
+std::string page_base_url();
 
 // The page's window.attnlab hook asks the app questions by name with one text
 // argument and gets JSON text back (web only; see web/lab.js).

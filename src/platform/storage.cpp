@@ -37,6 +37,14 @@ EM_JS(void, lab_set_fragment, (const char* f), {
   const h = "#" + UTF8ToString(f);
   if (window.location.hash !== h) history.replaceState(null, "", h);
 });
+// The page says which view it is on its root element (cmake/embed_page.cmake).
+EM_JS(int, lab_embedded_view, (), { return document.documentElement.dataset.view === "embed" ? 1 : 0; });
+EM_JS(char*, lab_page_base, (), {
+  const v = (window.location.origin + window.location.pathname.replace(/[^/]*$/, "")).slice(0, 4096);
+  const n = lengthBytesUTF8(v) + 1, p = _malloc(n);
+  stringToUTF8(v, p, n);
+  return p;
+});
 EM_JS(void, lab_copy_text, (const char* t), {
   const text = UTF8ToString(t);
   try { navigator.clipboard.writeText(text).catch(() => {}); } catch (e) {}
@@ -62,6 +70,13 @@ std::string url_fragment() {
 }
 void set_url_fragment(const std::string& fragment) { lab_set_fragment(fragment.c_str()); }
 void copy_to_clipboard(const std::string& text) { lab_copy_text(text.c_str()); }
+bool embedded_view() { return lab_embedded_view() == 1; }
+std::string page_base_url() {
+  char* v = lab_page_base();
+  std::string s = v;
+  std::free(v);
+  return s;
+}
 
 }  // namespace platform
 
@@ -105,6 +120,8 @@ bool storage_write(const std::string& key, const std::string& value) {
 std::string url_fragment() { return ""; }
 void set_url_fragment(const std::string&) {}
 void copy_to_clipboard(const std::string& text) { SDL_SetClipboardText(text.c_str()); }
+bool embedded_view() { return false; }
+std::string page_base_url() { return ""; }
 
 }  // namespace platform
 #endif

@@ -28,6 +28,11 @@ inline constexpr UiText share{"Share link", "分享链接"};
 inline constexpr UiText share_tip{"Copy a link to this step with your values in it",
                                   "复制一个包含你当前数值的本步链接"};
 inline constexpr UiText link_copied{"Link copied: ", "链接已复制："};
+inline constexpr UiText embed{"Embed", "嵌入"};
+inline constexpr UiText embed_tip{"Copy HTML that shows this step, with your values, in another page (a course page)",
+                                  "复制一段 HTML，把这一步（连同你的数值）放进别的网页（比如课程页面）"};
+inline constexpr UiText embed_copied{"Embed code copied (paste it into your page's HTML): ",
+                                     "嵌入代码已复制（粘贴到你网页的 HTML 里）："};
 inline constexpr UiText load_errors{"Some lessons could not be loaded:", "有些课程无法加载："};
 inline constexpr UiText no_lessons{"No lesson could be loaded.", "没有可以加载的课程。"};
 inline constexpr UiText dismiss{"Dismiss", "关闭"};

@@ -300,6 +300,14 @@ TEST_CASE("links name a place and can carry the learner's values") {
   CHECK(p.edits.settings.at("score") == "dot");
   CHECK(make_link("tiny", "one", nullptr) == "tiny/one");
 
+  // An embed snippet frames embed.html at the link, in the language, with the title
+  // escaped for an HTML attribute (a lesson title may hold quotes or angle brackets).
+  const std::string snippet = embed_snippet("https://lab.example/x/", link, "zh", "Q & \"K\" <V>");
+  CHECK(snippet.rfind("<iframe src=\"https://lab.example/x/embed.html?lang=zh#tiny/two/v1.", 0) == 0);
+  CHECK(snippet.find("title=\"Q &amp; &quot;K&quot; &lt;V&gt;\"") != std::string::npos);
+  CHECK(snippet.find('<', 1) == snippet.find("</iframe>"));  // no markup smuggled in
+  CHECK(embed_snippet("/", "tiny/one", "en", "t").find("src=\"/embed.html#tiny/one\"") != std::string::npos);
+
   // With the lessons, the step is resolved to its index now.
   const std::vector<Lesson> lessons = {tiny_lesson()};
   REQUIRE(parse_link("#tiny/two", lessons, &p, &why));
