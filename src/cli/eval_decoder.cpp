@@ -63,6 +63,10 @@ const std::vector<Tensor> kAfter = {
 };
 
 std::string block_path(long long l) { return "blocks[" + std::to_string(l) + "]"; }
+// "expected 3 rows (config.vocab), got 2".
+std::string expected_count(long long n, const char* noun, const std::string& why, long long got) {
+  return "expected " + count(n, noun) + " (" + why + "), got " + std::to_string(got);
+}
 std::string block_param(long long l) { return "block" + std::to_string(l + 1) + "."; }
 
 // ---------------------------------------------------------------- 2 the config
@@ -111,7 +115,8 @@ bool read_config(Fields& f, Config* c) {
   const Value* v = f.require("config", std::string("an object with ") + kConfigFields);
   if (!v) return false;
   if (!v->is_object())
-    return ctx.fail(f.path("config"), std::string("expected an object with ") + kConfigFields + ", got " + describe(*v));
+    return ctx.fail(f.path("config"),
+                    std::string("expected an object with ") + kConfigFields + ", got " + describe(*v));
   Fields cf(ctx, *v, f.path("config."));
   const long long rows = ctx.limits.max_rows;
   if (!cf.check_known({"vocab", "context", "d_model", "layers", "heads", "d_ff"}, "\"config\"") ||
@@ -144,10 +149,10 @@ bool read_sequence(Ctx& ctx, const Value& v, const std::string& path, const Conf
   const std::string what = "an array of token ids (whole numbers from 0 to " + std::to_string(c.vocab - 1) + ")";
   if (!v.is_array() || v.size() == 0) return ctx.fail(path, "expected " + what + ", got " + describe(v));
   const long long n = (long long)v.size();
-  if (len > 0 && n != len) return ctx.fail(path, "expected " + count(len, "token id") + " (" + why_len + "), got " + std::to_string(n));
+  if (len > 0 && n != len) return ctx.fail(path, expected_count(len, "token id", why_len, n));
   if (n > c.context)
-    return ctx.fail(path, "expected at most " + count(c.context, "token id") + " (config.context, the rows of pos), got " +
-                              std::to_string(n));
+    return ctx.fail(path, "expected at most " + count(c.context, "token id") +
+                              " (config.context, the rows of pos), got " + std::to_string(n));
   out->assign(std::size_t(n), 0);
   for (long long i = 0; i < n; ++i) {
     long long id = 0;
@@ -176,8 +181,7 @@ bool read_ids(Fields& f, const std::string& name, const Config& c, const Ids* li
   }
   const long long b = (long long)v->size();
   if (like && b != (long long)like->seqs.size())
-    return ctx.fail(path, "expected " + count((long long)like->seqs.size(), "sequence") + " (one per sequence of tokens), got " +
-                              std::to_string(b));
+    return ctx.fail(path, expected_count((long long)like->seqs.size(), "sequence", "one per sequence of tokens", b));
   if (b > ctx.limits.max_rows)
     return ctx.fail(path, "expected at most " + count(ctx.limits.max_rows, "sequence") + ", got " + std::to_string(b));
   out->seqs.resize(std::size_t(b));
@@ -205,9 +209,12 @@ bool check_size(Fields& f, const Config& c, const Ids& tokens) {
   }
   const std::string at = f.path("tokens");
   return check_elements(ctx, at, longest * V, "the logits (n x vocab)") &&
-         check_elements(ctx, at, L * double(c.heads) * longest * longest, "the attention weights (layers x heads x n x n)") &&
+         check_elements(ctx, at, L * double(c.heads) * longest * longest,
+                        "the attention weights (layers x heads x n x n)") &&
          check_elements(ctx, at, longest * F, "the hidden layer (n x d_ff)") &&
-         check_work(ctx, at, work, "the sum over the sequences of layers (4 n d_model^2 + 2 n^2 d_model + 2 n d_model d_ff) + n d_model vocab");
+         check_work(ctx, at, work,
+                    "the sum over the sequences of layers (4 n d_model^2 + 2 n^2 d_model + 2 n d_model d_ff) + "
+                    "n d_model vocab");
 }
 
 // ---------------------------------------------------------------- 4 the weights
@@ -225,19 +232,19 @@ bool expect_json_shape(Fields& f, const Tensor& t, const Value& v, const Config&
   const long long rows = c.size(t.rows), cols = c.size(t.cols);
   if (t.vector) {
     if (v.is_array() && (v.size() == 0 || !v.items()[0].is_array()) && (long long)v.size() != cols)
-      return ctx.fail(path, "expected " + count(cols, "number") + " (" + why(t.cols) + "), got " + std::to_string(v.size()));
+      return ctx.fail(path, expected_count(cols, "number", why(t.cols), (long long)v.size()));
     return true;
   }
   if (!v.is_array() || v.size() == 0 || !v.items()[0].is_array()) return true;  // to_matrix says what is wrong
   if ((long long)v.size() != rows)
-    return ctx.fail(path, "expected " + count(rows, "row") + " (" + why(t.rows) + "), got " + std::to_string(v.size()));
+    return ctx.fail(path, expected_count(rows, "row", why(t.rows), (long long)v.size()));
   if ((long long)v.items()[0].size() != cols)
-    return ctx.fail(path, "expected " + count(cols, "column") + " (" + why(t.cols) + "), got " +
-                              std::to_string(v.items()[0].size()));
+    return ctx.fail(path, expected_count(cols, "column", why(t.cols), (long long)v.items()[0].size()));
   return true;
 }
 
-bool read_tensor(Fields& f, const Tensor& t, const Config& c, const std::string& param_prefix, std::vector<Weight>* out) {
+bool read_tensor(Fields& f, const Tensor& t, const Config& c, const std::string& param_prefix,
+                 std::vector<Weight>* out) {
   const Value* v = f.require(t.field, t.vector ? "a vector (an array of numbers)" : "a matrix (an array of rows)");
   if (!v || !expect_json_shape(f, t, *v, c)) return false;
   Weight w{param_prefix + t.param, Mat()};
@@ -275,8 +282,7 @@ bool read_weights(Fields& f, const Config& c, std::vector<Weight>* out) {
   if (!blocks) return false;
   if (!blocks->is_array()) return ctx.fail(f.path("blocks"), "expected " + expected + ", got " + describe(*blocks));
   if ((long long)blocks->size() != c.layers)
-    return ctx.fail(f.path("blocks"), "expected " + count(c.layers, "object") + " (config.layers), one per block, got " +
-                                          std::to_string(blocks->size()));
+    return ctx.fail(f.path("blocks"), expected_count(c.layers, "object", "config.layers", (long long)blocks->size()));
   const std::vector<const char*> known = field_names(kBlock);
   for (long long l = 0; l < c.layers; ++l) {
     const Value& item = blocks->items()[std::size_t(l)];
@@ -368,8 +374,8 @@ bool eval_decoder(Fields& f, Value* out) {
   Config c;
   Ids tokens, targets;
   std::vector<Weight> weights;
-  if (!read_config(f, &c) || !read_ids(f, "tokens", c, nullptr, &tokens) || !read_ids(f, "targets", c, &tokens, &targets) ||
-      !check_size(f, c, tokens) || !read_weights(f, c, &weights))
+  if (!read_config(f, &c) || !read_ids(f, "tokens", c, nullptr, &tokens) ||
+      !read_ids(f, "targets", c, &tokens, &targets) || !check_size(f, c, tokens) || !read_weights(f, c, &weights))
     return false;
 
   train::CharLmDesc desc;
@@ -400,7 +406,8 @@ bool eval_decoder(Fields& f, Value* out) {
   for (const std::vector<int>& s : targets.seqs) units += (long long)s.size();
   const float scale = 1.0f / float(units);
   double total = 0.0;
-  for (std::size_t s = 0; s < tokens.seqs.size(); ++s) total += model.sequence_gradient(tokens.seqs[s], targets.seqs[s], scale);
+  for (std::size_t s = 0; s < tokens.seqs.size(); ++s)
+    total += model.sequence_gradient(tokens.seqs[s], targets.seqs[s], scale);
   out->set("loss", out_number(ctx, float(total / double(units)), "loss"));
   out->set("grad", write_grads(ctx, model, c.layers));
   return true;
