@@ -25,6 +25,7 @@ const Kind kKinds[] = {
     {"positional", eval_positional},
     {"rnn", eval_rnn},
     {"transformer_block", eval_transformer_block},
+    {"decoder", eval_decoder},
 };
 }  // namespace
 
@@ -53,7 +54,7 @@ EvalResult eval_request(std::string_view json_text, const EvalOptions& options) 
 
   Ctx ctx(options.limits);
   Fields fields(ctx, request, "");
-  std::string kinds;  // "\"attention\", ... or \"transformer_block\"", for the errors
+  std::string kinds;  // "\"attention\", ... or \"decoder\"", for the errors
   for (const Kind& k : kKinds)
     kinds += std::string(kinds.empty() ? "" : &k == std::end(kKinds) - 1 ? " or " : ", ") + json::quote(k.name);
   const Value* kind = fields.get("kind");

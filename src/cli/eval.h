@@ -1,10 +1,12 @@
 // eval.h: `attnlab eval` -- one JSON request in, one JSON response out.
 //
-// A request names a "kind" (attention, self_attention, positional, rnn) and gives
-// its inputs as JSON (matrices are arrays of rows, vectors arrays of numbers);
-// the response holds every intermediate a learner may want to check by hand,
-// and, when the request carries "grad_output", the gradient of
-// sum(grad_output * output) with respect to every matrix and vector input.
+// A request names a "kind" (attention, self_attention, positional, rnn,
+// transformer_block, decoder) and gives its inputs as JSON (matrices are arrays
+// of rows, vectors arrays of numbers); the response holds every intermediate a
+// learner may want to check by hand, and, when the request carries
+// "grad_output", the gradient of sum(grad_output * output) with respect to
+// every matrix and vector input ("decoder": given "targets", the mean
+// cross-entropy and the gradient of it with respect to every weight).
 // The format, with worked examples, is docs/eval.md (the examples are
 // docs/examples/*.json and are run by tests/cli/test_eval.cpp).
 //

@@ -294,6 +294,12 @@ Value out_vector(Ctx& ctx, const Vec& v, const std::string& path) {
   return a;
 }
 
+Value out_number(Ctx& ctx, float x, const std::string& path) {
+  if (!reserve_numbers(ctx, 1)) return Value();
+  note_non_finite(ctx, path, std::isfinite(x) ? 0 : 1, "");
+  return Value(x);
+}
+
 // "grad_output": the shape of the main output (n_rows, n_cols).
 bool read_grad_output(Fields& f, long long n_rows, long long n_cols, const std::string& output_name, Mat* out,
                       bool* present) {

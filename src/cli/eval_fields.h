@@ -68,6 +68,10 @@ class Fields {
   // Fails on the first member whose name is not in `known` (a typo such as
   // "msk" would otherwise be silently ignored). "comment" is always allowed.
   bool check_known(std::initializer_list<const char*> known, const std::string& context) {
+    return check_known(std::vector<const char*>(known), context);
+  }
+  // The same with a list built at run time (a kind whose names come from a table).
+  bool check_known(const std::vector<const char*>& known, const std::string& context) {
     for (std::size_t i = 0; i < object_.size(); ++i) {
       const std::string& key = object_.members()[i].key;
       bool ok = key == "comment";
@@ -114,6 +118,8 @@ class Fields {
   std::vector<bool> used_;
 };
 
+// A whole number in [lo, hi] at `path` (an array's item, say).
+bool to_integer(Ctx& ctx, const Value& v, const std::string& path, long long lo, long long hi, long long* out);
 // Optional number field (fallback when absent); `positive` requires > 0.
 bool read_float(Fields& f, const std::string& name, float fallback, float* out, bool positive);
 // Whole numbers in [lo, hi].
@@ -165,6 +171,7 @@ bool read_grad_output(Fields& f, long long n_rows, long long n_cols, const std::
 // A non-finite entry is written as null and named in a warning.
 Value out_matrix(Ctx& ctx, const Mat& m, const std::string& path);
 Value out_vector(Ctx& ctx, const Vec& v, const std::string& path);
+Value out_number(Ctx& ctx, float x, const std::string& path);
 
 // ---------------------------------------------------------------- 4 score functions
 // Score-function parameters for one (Q, K) pair; shared by "attention" and the
@@ -185,5 +192,6 @@ bool eval_self_attention(Fields& f, Value* out);     // eval_self_attention.cpp
 bool eval_positional(Fields& f, Value* out);         // eval_positional.cpp
 bool eval_rnn(Fields& f, Value* out);                // eval_rnn.cpp
 bool eval_transformer_block(Fields& f, Value* out);  // eval_transformer.cpp
+bool eval_decoder(Fields& f, Value* out);            // eval_decoder.cpp
 
 }  // namespace attn::eval_detail

@@ -133,10 +133,16 @@ double CharLm::example_loss(const Set& set, int i) const {
 double CharLm::example_gradient(const Set& set, int i, float scale) {
   const std::vector<int> tokens = window_of(set[size_t(i)].tokens);
   if (tokens.size() < 2) return 0.0;
+  return sequence_gradient(std::vector<int>(tokens.begin(), tokens.end() - 1),
+                           std::vector<int>(tokens.begin() + 1, tokens.end()), scale);
+}
+
+double CharLm::sequence_gradient(const std::vector<int>& tokens, const std::vector<int>& targets, float scale) {
+  if (tokens.empty() || targets.size() != tokens.size() || int(tokens.size()) > desc_.context) return 0.0;
   Trace tr;
-  forward(std::vector<int>(tokens.begin(), tokens.end() - 1), tr);
+  forward(tokens, tr);
   Mat dlogits, dX, dA;
-  const double total = window_loss(tr.logits, tokens.data() + 1, scale, &dlogits);
+  const double total = window_loss(tr.logits, targets.data(), scale, &dlogits);
   unembed_.backward(tr.final_norm.out, dlogits, &dA);
   layer_norm_backward(final_norm_, tr.final_norm, dA, dX);  // dX: dL/d(the last block's output)
   for (size_t l = blocks_.size(); l-- > 0;) {

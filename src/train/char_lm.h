@@ -77,6 +77,13 @@ class CharLm : public Model<data::TextWindow> {
   EvalResult evaluate(const std::vector<data::TextWindow>& set, const CharLmEdits* edits = nullptr) const;
   // weights[l][head] (n, n), causal.
   std::vector<std::vector<Mat>> attention(const std::vector<int>& tokens, const CharLmEdits* edits = nullptr) const;
+  // The training step's backward pass for one sequence whose targets are given
+  // apart from it: targets[i] is the id after tokens[i] (same length, 1 <= n <=
+  // context; otherwise 0 and nothing added). Returns the cross-entropy summed
+  // over the n positions and ADDS `scale` times its gradient into the
+  // parameters' grads. Training reaches it through example_gradient (targets =
+  // the window shifted by one); `attnlab eval` calls it with its own targets.
+  double sequence_gradient(const std::vector<int>& tokens, const std::vector<int>& targets, float scale);
 
   const CharLmDesc& desc() const { return desc_; }
 

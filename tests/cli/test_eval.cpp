@@ -19,6 +19,7 @@
 #include "base/tensor.h"
 #include "cli/eval.h"
 #include "support/gradcheck.h"
+#include "train/char_lm.h"
 
 using attn::eval_request;
 using attn::EvalResult;
@@ -239,7 +240,8 @@ TEST_CASE("eval: every docs/examples request gives its documented response") {
     CHECK_MESSAGE(json_close(parse_or_fail(r.response, "response"), expected, e.name, &why), why);
   }
   // The documentation promises at least one example of each of these.
-  CHECK(kinds == std::set<std::string>{"attention", "self_attention", "positional", "rnn", "transformer_block"});
+  CHECK(kinds ==
+        std::set<std::string>{"attention", "self_attention", "positional", "rnn", "transformer_block", "decoder"});
   CHECK(with_grad >= 1);
   CHECK(errors >= 1);
 }
@@ -270,7 +272,7 @@ TEST_CASE("eval: examples quoted in docs/eval.md match the files verbatim") {
     if (const Value* kind = request.find("kind")) kinds_quoted.insert(kind->as_string());
   }
   CHECK(quoted >= 5);
-  CHECK(kinds_quoted.size() == 5);
+  CHECK(kinds_quoted.size() == 6);
 }
 
 // ---------------------------------------------------------------- 3 results against naive loops
@@ -487,15 +489,14 @@ void collect_leaves(const Value& v, const std::string& prefix, std::set<std::str
   }
 }
 
-// Checks every grad.<param> of `request_text` (which must carry grad_output)
-// against central differences of L = sum(grad_output * main_output), each
-// evaluated by a full eval_request: this tests the wiring (names, shapes,
-// vector forms, summing dX over the roles x plays), not just the core kernels.
-void check_eval_gradients(const std::string& request_text, const std::string& main_output,
-                          const std::vector<std::string>& params) {
+// Checks every grad.<param> of `request_text` against central differences of
+// objective(response), each evaluated by a full eval_request: this tests the
+// wiring (names, shapes, vector forms, summing dX over the roles x plays), not
+// just the core kernels.
+void check_eval_gradients_of(const std::string& request_text, const std::function<double(const Value&)>& objective,
+                             const std::vector<std::string>& params, attn::test::GradCheck opt = {}) {
   const Value request = parse_or_fail(request_text, "request");
   const Value resp = eval_ok(request_text);
-  const Mat G = to_mat(*request.find("grad_output"));
   const Value* grad = resp.find("grad");
   REQUIRE(grad != nullptr);
   std::set<std::string> leaves;
@@ -516,14 +517,26 @@ void check_eval_gradients(const std::string& request_text, const std::string& ma
       *at(work, name) = from_mat(param, as_vector);
       const EvalResult r = eval_request(attn::json::write(work));
       REQUIRE(r.ok);
-      const Mat out = to_mat(*at(parse_or_fail(r.response, "response"), main_output));
-      double sum = 0;
-      for (Eigen::Index i = 0; i < G.rows(); ++i)
-        for (Eigen::Index j = 0; j < G.cols(); ++j) sum += double(G(i, j)) * out(i, j);
-      return sum;
+      return objective(parse_or_fail(r.response, "response"));
     };
-    attn::test::check_gradient("grad." + name, param, analytic, loss);
+    attn::test::check_gradient("grad." + name, param, analytic, loss, opt);
   }
+}
+
+// The same for L = sum(grad_output * main_output), the request's grad_output.
+void check_eval_gradients(const std::string& request_text, const std::string& main_output,
+                          const std::vector<std::string>& params) {
+  const Mat G = to_mat(*parse_or_fail(request_text, "request").find("grad_output"));
+  check_eval_gradients_of(
+      request_text,
+      [&](const Value& response) {
+        const Mat out = to_mat(*at(response, main_output));
+        double sum = 0;
+        for (Eigen::Index i = 0; i < G.rows(); ++i)
+          for (Eigen::Index j = 0; j < G.cols(); ++j) sum += double(G(i, j)) * out(i, j);
+        return sum;
+      },
+      params);
 }
 
 }  // namespace
@@ -819,11 +832,11 @@ TEST_CASE("eval: invalid requests name the field and what was expected") {
            "w_1": [[1]], "w_2": [[1]], "mask": "causal"})",
        R"(field "mask": unknown field for kind "transformer_block"; expected one of: kind, x, w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o, ln1_gamma, ln1_beta, ln2_gamma, ln2_beta, w_1, b_1, w_2, b_2, heads, norm_first, causal, activation, eps, grad_output)"},
       {R"({"kind": "transformer"})",
-       R"(field "kind": expected "attention", "self_attention", "positional", "rnn" or "transformer_block", got "transformer")"},
+       R"(field "kind": expected "attention", "self_attention", "positional", "rnn", "transformer_block" or "decoder", got "transformer")"},
       {R"({"kind": 3})",
-       R"(field "kind": expected "attention", "self_attention", "positional", "rnn" or "transformer_block", got 3)"},
+       R"(field "kind": expected "attention", "self_attention", "positional", "rnn", "transformer_block" or "decoder", got 3)"},
       {R"({"q": [[1]]})",
-       R"(field "kind": missing; expected "attention", "self_attention", "positional", "rnn" or "transformer_block")"},
+       R"(field "kind": missing; expected "attention", "self_attention", "positional", "rnn", "transformer_block" or "decoder")"},
       {R"([1, 2])", R"(expected a JSON object with a "kind" field, got an array)"},
       {"{\n  \"kind\": \"attention\",\n  \"q\": [[1, 2],\n         [3  4]]\n}",
        "invalid JSON: line 4, column 14: expected ',' or ']', got '4'"},
@@ -838,6 +851,21 @@ TEST_CASE("eval: invalid requests name the field and what was expected") {
     CHECK(eval_error(c.request) == c.line);
   }
 }
+
+namespace {
+
+// With `limit` one below what `request` needs, the request is refused with
+// `line`; with it at what the request needs, the request runs.
+void check_limit_edge(const std::string& request, long long attn::EvalLimits::*limit, long long needed,
+                      const std::string& line) {
+  attn::EvalOptions options;
+  options.limits.*limit = needed - 1;
+  CHECK(eval_request(request, options).error_line() == line);
+  options.limits.*limit = needed;
+  CHECK(eval_request(request, options).ok);
+}
+
+}  // namespace
 
 TEST_CASE("eval: absurd sizes are refused before any work") {
   // 4097 rows.
@@ -867,14 +895,10 @@ TEST_CASE("eval: absurd sizes are refused before any work") {
   CHECK(big.error_line() == "invalid JSON: input is 38 bytes, more than the limit of 16 bytes");
   // The response itself is bounded: each head lists its q, k, v, scores, weights
   // and output, each (2, 2) here, then concat and output (2, 4): 2 * 6 * 4 + 2 * 8 = 64 numbers.
-  attn::EvalOptions short_response;
-  short_response.limits.max_response_numbers = 63;
   const std::string two_heads = R"({"kind": "self_attention", "x": [[1, 0], [0, 1]], "heads": 2,
     "w_q": [[1, 0, 1, 0], [0, 1, 0, 1]], "w_k": [[1, 0, 1, 0], [0, 1, 0, 1]], "w_v": [[1, 0, 1, 0], [0, 1, 0, 1]]})";
-  CHECK(eval_request(two_heads, short_response).error_line() ==
-        R"(field "x": request too large: the response would hold more than 63 numbers (every intermediate is listed; use fewer rows, columns or heads))");
-  short_response.limits.max_response_numbers = 64;
-  CHECK(eval_request(two_heads, short_response).ok);
+  check_limit_edge(two_heads, &attn::EvalLimits::max_response_numbers, 64,
+                   R"(field "x": request too large: the response would hold more than 63 numbers (every intermediate is listed; use fewer rows, columns or heads))");
   attn::EvalOptions few;
   few.limits.max_elements = 3;
   CHECK(eval_request(R"({"kind": "attention", "q": [[1, 2], [3, 4]], "k": [[1, 2]], "v": [[1]]})", few)
@@ -944,4 +968,342 @@ TEST_CASE("eval: the work limit counts additive self-attention's n^2 d_a and loc
   few.limits.max_elements = 150;
   CHECK(eval_request(two_queries, few).error_line() ==
         R"(field "w_p": request too large: tanh(q w_p) (n_q x d_p) would have 200 numbers, more than the limit of 150)");
+}
+
+// ---------------------------------------------------------------- 7 the decoder
+namespace {
+
+// The request's field for each of the model's tensors (train::Param::name),
+// written out here apart from src/cli, so that a tensor read into the wrong
+// parameter shows as a difference: "block2.attention.W_Q" -> "blocks[1].w_q".
+std::string decoder_field(const std::string& param) {
+  static const std::vector<std::pair<std::string, std::string>> names = {
+      {"embed.table", "embed"},         {"pos", "pos"},
+      {"ln1.gamma", "ln1_gamma"},       {"ln1.beta", "ln1_beta"},
+      {"attention.W_Q", "w_q"},         {"attention.W_K", "w_k"},
+      {"attention.W_V", "w_v"},         {"attention.W_O", "w_o"},
+      {"ln2.gamma", "ln2_gamma"},       {"ln2.beta", "ln2_beta"},
+      {"ffn.up.W", "w_1"},              {"ffn.up.b", "b_1"},
+      {"ffn.down.W", "w_2"},            {"ffn.down.b", "b_2"},
+      {"final_norm.gamma", "ln_f_gamma"}, {"final_norm.beta", "ln_f_beta"},
+      {"unembed.W", "w_u"},             {"unembed.b", "b_u"}};
+  std::string prefix, rest = param;
+  if (param.rfind("block", 0) == 0) {
+    const std::size_t dot = param.find('.');
+    prefix = "blocks[" + std::to_string(std::stoi(param.substr(5, dot - 5)) - 1) + "].";
+    rest = param.substr(dot + 1);
+  }
+  for (const auto& n : names)
+    if (n.first == rest) return prefix + n.second;
+  FAIL("no request field for the model's tensor " << param);
+  return "";
+}
+
+// LayerNorm gains and shifts and the biases are vectors in the request.
+bool decoder_vector(const std::string& field) {
+  return contains(field, "gamma") || contains(field, "beta") || contains(field, ".b_") || field == "b_u";
+}
+
+// A "decoder" request holding `model`'s weights and sizes (no tokens yet).
+Value decoder_request(attn::train::CharLm& model) {
+  const attn::train::CharLmDesc& d = model.desc();
+  Value req = Value::object();
+  req.set("kind", "decoder");
+  Value config = Value::object();
+  config.set("vocab", d.vocab);
+  config.set("context", d.context);
+  config.set("d_model", d.d_model);
+  config.set("layers", d.layers);
+  config.set("heads", d.heads);
+  config.set("d_ff", d.d_ff);
+  req.set("config", std::move(config));
+  for (attn::train::Param* p : model.params()) {
+    const std::string field = decoder_field(p->name);
+    Value v = from_mat(p->value, decoder_vector(field));
+    if (field.rfind("blocks[", 0) != 0) {
+      req.set(field, std::move(v));
+      continue;
+    }
+    if (!req.find("blocks")) {
+      Value blocks = Value::array();
+      for (int l = 0; l < d.layers; ++l) blocks.push(Value::object());
+      req.set("blocks", std::move(blocks));
+    }
+    const std::size_t l = std::size_t(std::stoi(field.substr(7)));
+    req.find("blocks")->items()[l].set(field.substr(field.find('.') + 1), std::move(v));
+  }
+  return req;
+}
+
+// A model with every weight moved off its start value (LayerNorm gains 1 and
+// biases 0 would hide mistakes in their gradients).
+attn::train::CharLm nudged_model(const attn::train::CharLmDesc& desc, uint64_t seed) {
+  attn::train::CharLm model(desc);
+  attn::Rng rng(seed);
+  for (attn::train::Param* p : model.params())
+    for (Eigen::Index k = 0; k < p->value.size(); ++k) p->value.data()[k] += rng.uniform(-0.3f, 0.3f);
+  return model;
+}
+
+void erase_member(Value& object, const std::string& key) {
+  auto& m = object.members();
+  for (auto it = m.begin(); it != m.end(); ++it)
+    if (it->key == key) {
+      m.erase(it);
+      return;
+    }
+  FAIL("no field " << key);
+}
+
+Value ids(const std::vector<int>& v) {
+  Value a = Value::array();
+  for (int x : v) a.push(x);
+  return a;
+}
+
+Value id_batch(const std::vector<std::vector<int>>& seqs) {
+  Value a = Value::array();
+  for (const std::vector<int>& s : seqs) a.push(ids(s));
+  return a;
+}
+
+// Every gradient of the response against the model's own (after its
+// forward_backward), bit for bit.
+void check_decoder_grads(const Value& resp, attn::train::CharLm& model) {
+  for (attn::train::Param* p : model.params()) {
+    const std::string field = decoder_field(p->name);
+    CAPTURE(field);
+    const Value* g = at(resp, "grad." + field);
+    REQUIRE(g != nullptr);
+    CHECK(to_mat(*g) == p->grad);
+  }
+}
+
+attn::train::CharLmDesc lm_desc(int vocab, int context, int d_model, int layers, int heads, int d_ff) {
+  attn::train::CharLmDesc d;
+  d.vocab = vocab;
+  d.context = context;
+  d.d_model = d_model;
+  d.layers = layers;
+  d.heads = heads;
+  d.d_ff = d_ff;
+  return d;
+}
+
+std::vector<std::string> keys_of(const Value& object) {
+  std::vector<std::string> keys;
+  for (const auto& m : object.members()) keys.push_back(m.key);
+  return keys;
+}
+
+}  // namespace
+
+TEST_CASE("eval: decoder gives the model's own logits, attention, loss and gradients, bit for bit") {
+  attn::train::CharLm model = nudged_model(lm_desc(6, 5, 8, 2, 2, 12), 11);
+  // Two training windows of different lengths: the loss is the mean over 5 + 2 predictions.
+  std::vector<attn::data::TextWindow> set(2);
+  set[0].tokens = {1, 4, 2, 5, 0, 3};
+  set[1].tokens = {3, 0, 3};
+  const float loss = model.forward_backward(set, {0, 1});
+  Value req = decoder_request(model);
+  req.set("tokens", id_batch({{1, 4, 2, 5, 0}, {3, 0}}));
+  req.set("targets", id_batch({{4, 2, 5, 0, 3}, {0, 3}}));
+  const Value resp = eval_ok(attn::json::write(req));
+  CHECK(keys_of(resp) == std::vector<std::string>{"kind", "logits", "attention", "loss", "grad", "warnings"});
+  CHECK(float(resp.find("loss")->as_number()) == loss);
+  check_decoder_grads(resp, model);
+  for (std::size_t s = 0; s < 2; ++s) {
+    CAPTURE(s);
+    const std::vector<int> seq(set[s].tokens.begin(), set[s].tokens.end() - 1);
+    CHECK(to_mat(resp.find("logits")->items()[s]) == model.logits(seq));
+    const std::vector<std::vector<Mat>> weights = model.attention(seq);
+    const Value& layers = resp.find("attention")->items()[s];
+    REQUIRE(layers.size() == 2);
+    for (std::size_t l = 0; l < 2; ++l) {
+      REQUIRE(layers.items()[l].size() == 2);
+      for (std::size_t h = 0; h < 2; ++h) CHECK(to_mat(layers.items()[l].items()[h]) == weights[l][h]);
+    }
+  }
+
+  // One sequence: the response drops the batch level; the numbers are those of
+  // the sequence trained alone.
+  const float alone = model.forward_backward(set, {1});
+  req.set("tokens", ids({3, 0}));
+  req.set("targets", ids({0, 3}));
+  const Value one = eval_ok(attn::json::write(req));
+  CHECK(float(one.find("loss")->as_number()) == alone);
+  check_decoder_grads(one, model);
+  CHECK(to_mat(*one.find("logits")) == model.logits({3, 0}));
+  CHECK(to_mat(at(one, "attention[1]")->items()[0]) == model.attention({3, 0})[1][0]);
+
+  // Without targets: logits and attention only.
+  erase_member(req, "targets");
+  const Value plain = eval_ok(attn::json::write(req));
+  CHECK(keys_of(plain) == std::vector<std::string>{"kind", "logits", "attention", "warnings"});
+}
+
+TEST_CASE("eval: decoder gradients match finite differences of the loss (every weight, a batch, free targets)") {
+  // One block: each finite difference is a whole request and response (about
+  // 2 ms natively, mostly writing numbers), and the bit-for-bit case above
+  // already ties every tensor of two blocks to the model's own gradients.
+  attn::train::CharLm model = nudged_model(lm_desc(4, 3, 4, 1, 2, 3), 21);
+  Value req = decoder_request(model);
+  // Targets of the learner's own choosing (not the tokens shifted by one).
+  req.set("tokens", id_batch({{0, 3, 1}, {2, 1}}));
+  req.set("targets", id_batch({{3, 3, 2}, {0, 1}}));
+  std::vector<std::string> params;
+  for (attn::train::Param* p : model.params()) params.push_back(decoder_field(p->name));
+  CHECK(params.size() == 2 + 12 + 4);
+  // A step of 1e-3, not the default 1e-2: LayerNorm over 4 columns bends
+  // sharply, and at 1e-2 the embeddings' differences are off by up to 12%. The
+  // loss is read back as a float32, about 1e-4 of noise at this step.
+  check_eval_gradients_of(
+      attn::json::write(req), [](const Value& response) { return response.find("loss")->as_number(); }, params,
+      {1e-3f, 2e-2, 2e-3});
+}
+
+namespace {
+
+// The smallest model the errors need: 3 characters, context 2, d_model 2, one
+// block of one head, d_ff 1; two tokens and their targets.
+const char* const kDecoderBase = R"({"kind": "decoder",
+  "config": {"vocab": 3, "context": 2, "d_model": 2, "layers": 1, "heads": 1, "d_ff": 1},
+  "tokens": [0, 2], "targets": [2, 1],
+  "embed": [[0.1, 0.2], [0.3, -0.4], [0.5, 0.6]], "pos": [[0.1, 0], [0, 0.1]],
+  "blocks": [{"ln1_gamma": [1, 1], "ln1_beta": [0, 0], "w_q": [[1, 0], [0, 1]], "w_k": [[1, 0], [0, 1]],
+              "w_v": [[1, 0], [0, 1]], "w_o": [[1, 0], [0, 1]], "ln2_gamma": [1, 1], "ln2_beta": [0, 0],
+              "w_1": [[0.5], [-0.5]], "b_1": [0], "w_2": [[1, -1]], "b_2": [0, 0]}],
+  "ln_f_gamma": [1, 1], "ln_f_beta": [0, 0], "w_u": [[1, 0, -1], [0, 1, 1]], "b_u": [0, 0, 0]})";
+
+// kDecoderBase with each field at `path` set to the JSON `value`, or removed
+// when `value` is empty.
+std::string decoder_with(std::initializer_list<std::pair<std::string, std::string>> edits) {
+  Value req = parse_or_fail(kDecoderBase, "kDecoderBase");
+  for (const auto& e : edits) {
+    const std::size_t dot = e.first.rfind('.');
+    Value* parent = dot == std::string::npos ? &req : at(req, e.first.substr(0, dot));
+    REQUIRE(parent != nullptr);
+    const std::string key = dot == std::string::npos ? e.first : e.first.substr(dot + 1);
+    if (e.second.empty()) erase_member(*parent, key);
+    else parent->set(key, parse_or_fail(e.second, e.first));
+  }
+  return attn::json::write(req);
+}
+
+// kDecoderBase with the text `from` replaced by `to` (for what a parsed Value
+// cannot hold, such as 1e39).
+std::string decoder_replaced(const std::string& from, const std::string& to) {
+  std::string text = kDecoderBase;
+  const std::size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+TEST_CASE("eval: decoder requests that are wrong name the field and what was expected") {
+  eval_ok(kDecoderBase);
+  struct Case {
+    const char* path;
+    const char* value;  // "": the field removed
+    const char* line;
+  };
+  const Case cases[] = {
+      // Missing tensors and fields.
+      {"blocks[0].w_v", "", R"(field "blocks[0].w_v": missing; expected a matrix (an array of rows))"},
+      {"ln_f_beta", "", R"(field "ln_f_beta": missing; expected a vector (an array of numbers))"},
+      {"embed", "", R"(field "embed": missing; expected a matrix (an array of rows))"},
+      {"config", "",
+       R"(field "config": missing; expected an object with vocab, context, d_model, layers, heads, d_ff)"},
+      {"config.d_ff", "", R"(field "config.d_ff": missing; expected a whole number from 1 to 4096)"},
+      {"tokens", "",
+       R"(field "tokens": missing; expected an array of token ids, or an array of such arrays (a batch))"},
+      // Shapes, against the config.
+      {"embed", "[[1, 2], [3, 4]]", R"(field "embed": expected 3 rows (config.vocab), got 2)"},
+      {"pos", "[[1, 2, 3], [4, 5, 6]]", R"(field "pos": expected 2 columns (config.d_model), got 3)"},
+      {"blocks[0].w_1", "[[1, 2], [3, 4]]", R"(field "blocks[0].w_1": expected 1 column (config.d_ff), got 2)"},
+      {"blocks[0].w_2", "[[1, 2], [3, 4]]", R"(field "blocks[0].w_2": expected 1 row (config.d_ff), got 2)"},
+      {"b_u", "[0, 0]", R"(field "b_u": expected 3 numbers (config.vocab), got 2)"},
+      {"blocks[0].ln2_gamma", "[[1, 1]]",
+       R"(field "blocks[0].ln2_gamma[0]": expected a number, got an array)"},
+      {"w_u", "[1, 2, 3]",
+       R"(field "w_u": expected a matrix (an array of rows), got an array of numbers; write one row as [[...]])"},
+      {"w_u", "[[1, 0, -1], [0, 1]]", R"(field "w_u[1]": expected 3 numbers (like row 0), got 2)"},
+      {"blocks", "[]", R"(field "blocks": expected 1 object (config.layers), got 0)"},
+      {"blocks", "{}",
+       R"(field "blocks": expected an array of 1 object (config.layers), one per block, got an object)"},
+      // Lengths and token ids.
+      {"tokens", "[0, 1, 2]",
+       R"(field "tokens": expected at most 2 token ids (config.context, the rows of pos), got 3)"},
+      {"tokens", "[]",
+       R"(field "tokens": expected an array of token ids (whole numbers from 0 to 2), got [] (an empty array))"},
+      {"tokens", "[0, 3]", R"(field "tokens[1]": expected a whole number from 0 to 2, got 3)"},
+      {"tokens", "[0, -1]", R"(field "tokens[1]": expected a whole number from 0 to 2, got -1)"},
+      {"tokens", "[0.5]", R"(field "tokens[0]": expected a whole number from 0 to 2, got 0.5)"},
+      {"tokens", "[[0, 1], [2, 2, 2]]",
+       R"(field "tokens[1]": expected at most 2 token ids (config.context, the rows of pos), got 3)"},
+      {"targets", "[1]", R"(field "targets": expected 2 token ids (one per token of tokens), got 1)"},
+      {"targets", "[1, 5]", R"(field "targets[1]": expected a whole number from 0 to 2, got 5)"},
+      {"targets", "[[1, 2]]", R"(field "targets": expected one sequence like tokens (an array of ids), got a batch)"},
+      // Values: every number a finite float32 (JSON cannot write NaN; 1e39 overflows).
+      {"pos", "[[0, \"x\"], [0, 0]]", R"(field "pos[0][1]": expected a number, got "x")"},
+      // The config and its caps.
+      {"config.vocab", "4097", R"(field "config.vocab": expected a whole number from 1 to 4096, got 4097)"},
+      {"config.layers", "65", R"(field "config.layers": expected a whole number from 1 to 64, got 65)"},
+      {"config.heads", "3", R"(field "config.heads": expected a whole number from 1 to 2, got 3)"},
+      {"config", R"({"vocab": 3, "context": 2, "d_model": 6, "layers": 1, "heads": 4, "d_ff": 1})",
+       R"(field "config.heads": expected a divisor of 6 (config.d_model), got 4)"},
+      {"config", R"({"vocab": 4096, "context": 4096, "d_model": 4096, "layers": 64, "heads": 1, "d_ff": 4096})",
+       R"(field "config": request too large: the weights would have 6494367744 numbers, more than the limit of 16777216)"},
+      {"config", "[3, 2, 2, 1, 1, 1]",
+       R"(field "config": expected an object with vocab, context, d_model, layers, heads, d_ff, got an array)"},
+      // Unknown fields, at each level.
+      {"logits", "[[0]]",
+       R"(field "logits": unknown field for kind "decoder"; expected one of: kind, config, tokens, targets, embed, pos, blocks, ln_f_gamma, ln_f_beta, w_u, b_u)"},
+      {"config.dmodel", "2",
+       R"(field "config.dmodel": unknown field for "config"; expected one of: vocab, context, d_model, layers, heads, d_ff)"},
+      {"blocks[0].b_q", "[0, 0]",
+       R"(field "blocks[0].b_q": unknown field for "blocks[0]"; expected one of: ln1_gamma, ln1_beta, w_q, w_k, w_v, w_o, ln2_gamma, ln2_beta, w_1, b_1, w_2, b_2)"},
+  };
+  for (const Case& c : cases) {
+    const std::string edit = std::string(c.path) + " = " + c.value;
+    CAPTURE(edit);
+    CHECK(eval_error(decoder_with({{c.path, c.value}})) == c.line);
+  }
+  // Values: every number a finite float32. 1e39 is valid JSON but overflows a
+  // float32; JSON cannot write NaN or infinity at all.
+  CHECK(eval_error(decoder_replaced("[[1, 0, -1], [0, 1, 1]]", "[[1, 0, -1], [1e39, 1, 1]]")) ==
+        R"(field "w_u[1][0]": expected a finite float32 number (magnitude below 3.4e+38), got 1e+39)");
+  CHECK(eval_error(decoder_replaced(R"("b_1": [0])", R"("b_1": [-1e39])")) ==
+        R"(field "blocks[0].b_1[0]": expected a finite float32 number (magnitude below 3.4e+38), got -1e+39)");
+  CHECK(eval_error(decoder_replaced(R"("b_u": [0, 0, 0])", R"("b_u": [0, NaN, 0])")) ==
+        "invalid JSON: line 8, column 89: expected a value, got 'N'");
+}
+
+TEST_CASE("eval: decoder sizes count against the work, element and response limits") {
+  // n = 2, d_model = 2, d_ff = 1, vocab 3, one layer:
+  // 4 n d^2 + 2 n^2 d + 2 n d d_ff + n d vocab = 32 + 16 + 8 + 12 = 68.
+  check_limit_edge(kDecoderBase, &attn::EvalLimits::max_work, 68,
+                   R"(field "tokens": request too large: the sum over the sequences of layers (4 n d_model^2 + 2 n^2 d_model + 2 n d_model d_ff) + n d_model vocab = 68 multiply-adds, more than the limit of 67)");
+  // A batch of two such sequences costs twice as much.
+  check_limit_edge(decoder_with({{"tokens", "[[0, 2], [1, 1]]"}, {"targets", ""}}), &attn::EvalLimits::max_work, 136,
+                   R"(field "tokens": request too large: the sum over the sequences of layers (4 n d_model^2 + 2 n^2 d_model + 2 n d_model d_ff) + n d_model vocab = 136 multiply-adds, more than the limit of 135)");
+  // The model's weights: 3 x 2 + 2 x 2 + (4 x 4 + 2 x 2 + 1 + 5 x 2) + 2 x 2 + 2 x 3 + 3 = 54 numbers.
+  check_limit_edge(kDecoderBase, &attn::EvalLimits::max_elements, 54,
+                   R"(field "config": request too large: the weights would have 54 numbers, more than the limit of 53)");
+  // The row limit caps every size of the config.
+  check_limit_edge(kDecoderBase, &attn::EvalLimits::max_rows, 3,
+                   R"(field "config.vocab": expected a whole number from 1 to 2, got 3)");
+  // The response: logits 2 x 3, attention 1 x 1 x 2 x 2, the loss, then the 54 gradients.
+  check_limit_edge(kDecoderBase, &attn::EvalLimits::max_response_numbers, 6 + 4 + 1 + 54,
+                   R"(field "tokens": request too large: the response would hold more than 64 numbers (every intermediate is listed; use fewer rows, columns or heads))");
+}
+
+TEST_CASE("eval: decoder logits and loss that overflow are written as null and named in warnings") {
+  // Final gains of 3e38 put the logits past float32's range.
+  const Value resp = eval_ok(decoder_with({{"ln_f_gamma", "[3e38, 3e38]"}}));
+  CHECK(resp.find("loss")->is_null());
+  const std::string warnings = attn::json::write(*resp.find("warnings"));
+  CHECK(contains(warnings, "logits[1][2] is not finite"));
+  CHECK(contains(warnings, "loss is not finite (written as null)"));
 }

@@ -100,6 +100,31 @@ TEST_CASE("char LM: every parameter's gradient matches finite differences (embed
   CHECK(ev.loss == doctest::Approx(m.loss(set, batch)).epsilon(1e-5));
 }
 
+TEST_CASE("char LM: sequence_gradient with a window's own targets is the training step's backward pass, bit for bit") {
+  CharLm a(tiny_desc()), b(tiny_desc());
+  std::vector<data::TextWindow> set(2);
+  set[0].tokens = {1, 4, 2, 6, 4, 0};
+  set[1].tokens = {3, 0, 3};
+  const float loss = a.forward_backward(set, {0, 1});
+  // The mean over 5 + 2 predictions, as forward_backward takes it.
+  const float scale = 1.0f / 7.0f;
+  const double total = b.sequence_gradient({1, 4, 2, 6, 4}, {4, 2, 6, 4, 0}, scale) +
+                       b.sequence_gradient({3, 0}, {0, 3}, scale);
+  CHECK(float(total / 7.0) == loss);
+  const ParamList pa = a.params(), pb = b.params();
+  for (size_t i = 0; i < pa.size(); ++i) {
+    CAPTURE(pa[i]->name);
+    CHECK(pa[i]->grad == pb[i]->grad);
+  }
+  // Inputs it cannot score add nothing: no tokens, targets of another length,
+  // more tokens than the context.
+  CharLm c(tiny_desc());
+  CHECK(c.sequence_gradient({}, {}, 1.0f) == 0.0);
+  CHECK(c.sequence_gradient({1, 2}, {2}, 1.0f) == 0.0);
+  CHECK(c.sequence_gradient({1, 2, 3, 4, 5, 6}, {2, 3, 4, 5, 6, 0}, 1.0f) == 0.0);
+  CHECK(grad_norm(c.params()) == 0.0);
+}
+
 TEST_CASE("char LM: causal -- a later character never changes an earlier prediction, and the weights are causal rows") {
   CharLm m(tiny_desc());
   const std::vector<int> tokens = {1, 4, 2, 6, 4};
