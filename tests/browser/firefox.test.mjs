@@ -28,13 +28,18 @@ const width = 1280, height = 1000;
 const t0 = Date.now();
 
 // Xvfb on a display it picks itself (-displayfd: it writes the number once it
-// accepts connections), so parallel runs and other X servers never collide.
+// accepts connections), so parallel runs and other X servers never collide. A
+// shell waits for it, and ends it when this process's pipe to the shell closes,
+// however this process ends: a killed test leaves no X server (and Firefox goes
+// with its display).
 function startXvfb() {
   return new Promise((res, rej) => {
-    const x = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', `${width}x${height}x24`, '-nolisten', 'tcp'],
-                    { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    // (A background job's stdin is /dev/null unless redirected: hence fd 4.)
+    const x = spawn('/bin/sh', ['-c', 'exec 4<&0; Xvfb "$@" 4<&- & pid=$!; (cat <&4 >/dev/null; kill $pid) & wait $pid', 'sh',
+                                '-displayfd', '3', '-screen', '0', `${width}x${height}x24`, '-nolisten', 'tcp'],
+                    { stdio: ['pipe', 'ignore', 'pipe', 'pipe'] });
     let out = '', err = '';
-    const stop = () => { if (x.exitCode === null) x.kill(); };
+    const stop = () => x.stdin.end();
     process.on('exit', stop);
     const timer = setTimeout(() => { stop(); rej(new Error(`waited 120 s for Xvfb to start: ${err}`)); }, 120000);
     x.stderr.on('data', (d) => { err += d; });
