@@ -166,6 +166,10 @@ test('the shell: the page loads in Firefox, draws its first frame with WebGL2, a
   assert.ok(v.distinctColours > 20, `only ${v.distinctColours} colours on screen`);
   assert.deepEqual(consoleErrors, []);
   assert.deepEqual(await page.evaluate(() => window.attnlab.errors()), []);
+  // The recorder works: an error the page logs is seen (and then let go).
+  await page.evaluate(() => console.error('console recorder check'));
+  await until(() => consoleErrors.includes('console recorder check'), 'the console recorder to see a logged error');
+  consoleErrors.length = 0;
 });
 
 test('every step of every lesson (English), with a drag of a number where the step shows one', async () => {
