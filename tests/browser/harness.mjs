@@ -7,6 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mkdirSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
+import assert from 'node:assert/strict';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(join(here, '..', '..', 'package.json'));
@@ -114,6 +115,29 @@ export async function mirrorCaughtUp(page) {
               `the mirror to show the lab's change ${revision}`);
 }
 
+// Links a chat app mangled (issue 12): each must start the lab all the same.
+export const malformedLinks = ['#first-look/2/%', '#%E0%A4%A', '#first-look/%zz', '#' + '%'.repeat(5000)];
+
+// The lab answers, draws and can still move: what "still running" means. `waitFrames`
+// is the engine's frames() (Firefox's test has its own).
+export async function stillRunning(page, waitFrames = frames) {
+  const s = await state(page);
+  assert.ok(s && typeof s.lesson === 'string', 'state() answers');
+  await waitFrames(page, 3);
+  assert.equal(await page.evaluate(() => window.attnlab.goto('first-look', 1)), true);
+  await waitFrames(page, 2);
+  assert.equal((await state(page)).stepId, 'three-tokens');
+}
+
+// A lab opened at a malformed link: it says the link was not followed, still
+// runs, and logged no error.
+export async function startedAnyway(lab, waitFrames = frames) {
+  const s = await state(lab.page);
+  assert.ok(s.notices.length >= 1, `a notice says the link was not followed: ${JSON.stringify(s.notices)}`);
+  await stillRunning(lab.page, waitFrames);
+  assert.deepEqual(lab.consoleErrors, []);
+}
+
 export async function widget(page, id) {
   const w = (await widgets(page)).find((x) => x.id === id);
   if (!w) throw new Error(`widget ${id} is not on screen`);
@@ -187,8 +211,13 @@ export function decodePng(buf) {
 // Takes a screenshot (saved as shots/name.png) and measures how much of it is not
 // the most common colour: a blank or single-colour page scores ~0.
 export async function screenshotVariety(page, name) {
-  const png = await page.screenshot({ path: join(shots, `${name}.png`) });
-  const { width, height, channels, data } = decodePng(png);
+  return pngVariety(await page.screenshot({ path: join(shots, `${name}.png`) }));
+}
+
+// The same measure for a PNG already taken (a Buffer or Uint8Array: Puppeteer's
+// screenshots are the latter).
+export function pngVariety(png) {
+  const { width, height, channels, data } = decodePng(Buffer.from(png.buffer, png.byteOffset, png.byteLength));
   const counts = new Map();
   let n = 0;
   for (let i = 0; i < width * height; i += 7) {

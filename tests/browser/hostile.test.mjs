@@ -3,30 +3,17 @@
 // leave the lab running, with a notice or an error, and its memory intact.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openLab, startServer, state, frames, screenshotVariety } from './harness.mjs';
+import { openLab, startServer, state, frames, screenshotVariety, malformedLinks, stillRunning, startedAnyway } from './harness.mjs';
 
 let server;
 before(async () => { server = await startServer(); });
 after(() => server?.stop());
 
-// The lab answers, draws and can still move: what "still running" means here.
-async function stillRunning(page) {
-  const s = await state(page);
-  assert.ok(s && typeof s.lesson === 'string', 'state() answers');
-  await frames(page, 3);
-  assert.equal(await page.evaluate(() => window.attnlab.goto('first-look', 1)), true);
-  await frames(page, 2);
-  assert.equal((await state(page)).stepId, 'three-tokens');
-}
-
-for (const hash of ['#first-look/2/%', '#%E0%A4%A', '#first-look/%zz', '#' + '%'.repeat(5000)]) {
+for (const hash of malformedLinks) {
   test(`a link that does not decode starts the lab all the same: ${hash.slice(0, 24)}`, async () => {
     const lab = await openLab({ hash, server });
     try {
-      const s = await state(lab.page);
-      assert.ok(s.notices.length >= 1, `a notice says the link was not followed: ${JSON.stringify(s.notices)}`);
-      await stillRunning(lab.page);
-      assert.deepEqual(lab.consoleErrors, []);
+      await startedAnyway(lab);
     } finally {
       await lab.close();
     }
