@@ -156,6 +156,13 @@ class LmExperiment : public TrainingExperiment {
         "prompt", tr("Type your own text (at most 32 characters)", "输入你自己的文字（最多 32 个字符）"), {}, kLmPromptChars));
     out.panels.push_back(demo_impl::note_panel("prompt-next", tr("What the model reads in your text", "模型从你的文字里读出什么"),
                                                prompt_note()));
+    // The likeliest next characters' probabilities after the prompt, most likely
+    // first (what the note lists), for an exercise's check: lm_next[0, 0]. Zeros
+    // while there is no prompt or no model yet.
+    Mat next = Mat::Zero(1, kTopNext);
+    if (!prompt_text_.empty() && tracks()[0].evaluated_at >= 0)
+      for (size_t k = 0; k < next_chars().size() && k < size_t(kTopNext); ++k) next(0, Eigen::Index(k)) = next_chars()[k].second;
+    out.mats["lm_next"] = next;
     if (heads_) add_head_panels(out);
   }
 

@@ -199,9 +199,9 @@ TEST_CASE("train_lm: the poems train too, and a Chinese prompt is read character
 }
 
 TEST_CASE("train_lm: the lesson's run ends below the bigram baseline, and the curve says when it crossed") {
-  // English, seed 1, 300 steps: test_char_lm measures 2.10 nats per character
-  // against the bigram mix's 2.29.
-  auto ex = attn::make_experiment("train_lm", lm_settings({{"steps", "300"}}));
+  // English, seed 1, the sampling step's 400 steps (test_char_lm measures 2.10
+  // nats per character at 300 against the bigram mix's 2.29).
+  auto ex = attn::make_experiment("train_lm", lm_settings({{"steps", "400"}}));
   run_to_end(*ex);
   const attn::json::Value s = ex->status();
   const double model = run_status_loss(s);
@@ -210,6 +210,23 @@ TEST_CASE("train_lm: the lesson's run ends below the bigram baseline, and the cu
   CHECK(model < num(s, "bigramLoss"));
   CHECK(num(s, "belowBigramAt") > 0);
   CHECK(num(s, "belowBigramAt") <= 300);
+
+  // The sampling step's exercise (lm_next[0, 0] > 0.8) and the numbers its hint
+  // quotes: the likeliest next character's probability after three prompts.
+  auto next_after = [&](const char* prompt, const char* expect) {
+    REQUIRE(ex->set_view_setting("prompt", prompt));
+    const attn::json::Value st = ex->status();
+    const attn::json::Value* next = st.find("promptNext");
+    REQUIRE(next);
+    CHECK(next->items()[0].items()[0].as_string() == expect);
+    const float p = ex->view().mats.at("lm_next")(0, 0);
+    MESSAGE(std::string(prompt) << " -> " << expect << " " << p);
+    return std::round(p * 100.0f) / 100.0f;
+  };
+  CHECK(next_after("Congress shal", "l") == doctest::Approx(0.93));  // the solution
+  CHECK(next_after("Constitutio", "n") == doctest::Approx(0.83));
+  CHECK(next_after("We the People", "r") == doctest::Approx(0.50));
+  CHECK(ex->view().mats.at("lm_next")(0, 0) <= 0.8f);  // a prompt that does not meet the goal
 }
 
 // What the language-model lesson quotes, checked (not run by default: about 80 s):
