@@ -109,6 +109,8 @@ test('desktop: the old build keeps its own files, the notice appears, Reload get
     }, builds.A.list.id);
     assert.equal(probe.status, 503, probe.text);
     assert.match(probe.text, /another version/);
+    // The waiting build caches its later files too: whole offline before the learner reloads.
+    await until(async () => (await offline(page)).waiting?.complete, 'build B to cache every file while it waits', 120000);
     const gotA = await Promise.all(onA);
     for (const p of ['index.html', 'lab.js', 'lab.css', 'index.wasm', 'texts/us-constitution', 'trainer-worker.js', 'trainer.wasm']) {
       assert.ok(gotA.some((r) => r.path === p && r.builds.includes('A')), `${p} was not loaded from build A`);
