@@ -18,7 +18,6 @@
     $('update-text').textContent = zh ? '新版本已就绪：' : 'A new version is ready:';
     $('update-reload').textContent = zh ? '重新加载' : 'Reload';
     $('update-later').setAttribute('aria-label', zh ? '稍后' : 'Not now');
-    notice.setAttribute('aria-label', zh ? '更新' : 'Update');
   }
   new MutationObserver(label).observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
 
@@ -34,8 +33,9 @@
     shown = true;
     label();
     notice.hidden = false;
-    const say = $('announce');
-    if (say) say.textContent = $('update-text').textContent + ' ' + $('update-reload').textContent;
+    // Said once, politely, through the page's live region (emptied first, as mirror.js does).
+    const say = $('announce'), text = $('update-text').textContent + ' ' + $('update-reload').textContent;
+    if (say) { say.textContent = ''; setTimeout(() => { say.textContent = text; }, 30); }
   }
   function watch(r) {
     if (r.waiting) waiting(r.waiting);

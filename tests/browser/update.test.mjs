@@ -6,10 +6,15 @@
 // Chinese (update-*.png).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { openLab, startServer, state, widget, frames, until, workerReady, shots } from './harness.mjs';
 import { builtSite, modifiedCopy, scratchDir, servedLink, whichBuilds } from './builds.mjs';
 
+const require = createRequire(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'package.json'));
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const scratch = scratchDir();
 const builds = { A: builtSite() };
 let served, server;
@@ -58,6 +63,15 @@ async function noticeFor(page, lab, next) {
     return o.notice && o.waiting?.build === next.list.id ? o : null;
   }, 'the notice of a new version', 120000);
   return s;
+}
+
+// axe-core (WCAG 2.1 A and AA) on the notice: its violations, as text.
+async function axeNotice(page) {
+  if (!(await page.evaluate(() => !!window.axe))) await page.evaluate(axeSource);  // outside the page's policy
+  const result = await page.evaluate(() => window.axe.run({ include: [['#update']] }, {
+    runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+  }));
+  return result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
 const noticeText = (page) => page.evaluate(() => {
@@ -123,6 +137,8 @@ test('desktop: the old build keeps its own files, the notice appears, Reload get
     let n = await noticeText(page);
     assert.ok(n.visible && n.inside && n.whole && n.offCanvas, JSON.stringify(n));
     assert.equal(n.text, 'A new version is ready: Reload ✕');
+    assert.deepEqual(await axeNotice(page), []);
+    await until(async () => (await page.textContent('#announce')) === 'A new version is ready: Reload', 'the notice to be announced');
     await page.evaluate(() => window.attnlab.goto('first-look', 1));
     await frames(page, 5);
     await page.screenshot({ path: join(shots, 'update-desktop-en.png') });
@@ -132,6 +148,7 @@ test('desktop: the old build keeps its own files, the notice appears, Reload get
     assert.ok(n.visible && n.inside && n.whole && n.offCanvas, JSON.stringify(n));
     assert.equal(n.text, '新版本已就绪： 重新加载 ✕');
     assert.equal(await page.getAttribute('#update-later', 'aria-label'), '稍后');
+    assert.deepEqual(await axeNotice(page), []);
     await page.screenshot({ path: join(shots, 'update-desktop-zh.png') });
 
     // Reload: B takes over, the page loads again, from B only.
