@@ -10,12 +10,13 @@ const types = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm', '.data': 'application/octet-stream',
   '.json': 'application/json', '.png': 'image/png', '.ttf': 'font/ttf', '.svg': 'image/svg+xml',
+  '.webmanifest': 'application/manifest+json',
 };
 
 // The page's policy (web/shell.html has it too, for hosts that send no headers,
 // but a <meta> policy cannot say who may frame the page). The full lab may not be
 // framed by anyone; the embed view (embed.html, one step) by any site.
-const policy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self'; font-src 'self'; connect-src 'self'; base-uri 'none'; object-src 'none'; form-action 'none'";
+const policy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self'; font-src 'self'; connect-src 'self'; worker-src 'self'; manifest-src 'self'; base-uri 'none'; object-src 'none'; form-action 'none'";
 const headersFor = (file) => basename(file) === 'embed.html'
   ? { 'Content-Security-Policy': `${policy}; frame-ancestors *` }
   : { 'Content-Security-Policy': `${policy}; frame-ancestors 'none'`, 'X-Frame-Options': 'DENY' };

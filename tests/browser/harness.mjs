@@ -23,10 +23,11 @@ export const chromiumArgs = [
   '--disable-quic',
 ];
 
-// Starts the static server (scripts/serve.mjs) on port 0 and resolves to its URL.
-export function startServer() {
+// Starts the static server (scripts/serve.mjs) on port 0 and resolves to its URL;
+// `root` is the folder it serves (the built site unless told).
+export function startServer(root = site) {
   return new Promise((res, rej) => {
-    const child = fork(join(here, '..', '..', 'scripts', 'serve.mjs'), [site, '0'], { silent: true });
+    const child = fork(join(here, '..', '..', 'scripts', 'serve.mjs'), [root, '0'], { silent: true });
     child.on('message', (m) => res({ url: `http://127.0.0.1:${m.port}/`, stop: () => child.kill() }));
     child.on('error', rej);
     child.on('exit', (code) => rej(new Error(`static server exited with ${code}`)));
@@ -36,8 +37,10 @@ export function startServer() {
 // Opens the lab in a fresh browser profile (or in `reuse`'s, to test what a reload
 // keeps); resolves once window.attnlab.ready has resolved.
 // Touch profiles: `touch` turns on Playwright's mobile emulation (touch events,
-// a coarse pointer, the page's viewport meta honoured).
-export async function openLab({ width = 1280, height = 800, deviceScaleFactor = 1, hash = '', server: given, touch = false } = {}) {
+// a coarse pointer, the page's viewport meta honoured). `prepare(page)` runs
+// before the first load (to watch its requests from the start).
+export async function openLab({ width = 1280, height = 800, deviceScaleFactor = 1, hash = '', server: given, touch = false,
+                                prepare } = {}) {
   const server = given || await startServer();
   let browser;
   try {
@@ -48,6 +51,7 @@ export async function openLab({ width = 1280, height = 800, deviceScaleFactor = 
     const consoleErrors = [];
     page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
     page.on('pageerror', (e) => consoleErrors.push(String(e)));
+    if (prepare) await prepare(page);
     const load = async (h) => {
       await page.goto(server.url + h);
       await page.waitForFunction(() => window.attnlab !== undefined);
