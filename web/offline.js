@@ -48,9 +48,15 @@
   $('update-reload').addEventListener('click', () => {
     const w = reg && reg.waiting;
     if (!w) { location.reload(); return; }
+    // The new build takes over (controllerchange below reloads). No timer: a reload
+    // while the new worker is still activating (slow on a busy machine) would be
+    // served the old build's page and then, once the new one took over, its files.
+    // Reload once it is active (should controllerchange not come), or on the old
+    // build should it fail (redundant).
+    w.addEventListener('statechange', () => {
+      if ((w.state === 'activated' || w.state === 'redundant') && !reloading) { reloading = true; location.reload(); }
+    });
     post(w, { type: 'skip-waiting' });
-    // The new build takes over (controllerchange below reloads); should it not, reload anyway.
-    setTimeout(() => { if (!reloading) { reloading = true; location.reload(); } }, 5000);
   });
   $('update-later').addEventListener('click', () => { notice.hidden = true; });
   // Another build took over (this tab's Reload, or another tab's): every tab of the
