@@ -9,6 +9,10 @@
 // The PyTorch programs run the same way where `python3 -c "import torch"` works,
 // and are skipped with a note otherwise. Native only (it starts processes).
 //
+// The trained translator and induction model, trained briefly, export their weights
+// (lab/weights_export.h) and a NumPy program that must reproduce the prediction
+// the page shows on the example it shows.
+//
 // Sections: 1 the cases, 2 running the programs, 3 comparing, 4 the tests.
 #include <doctest/doctest.h>
 
@@ -17,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string>
@@ -29,7 +34,9 @@
 #include "lab/demos.h"
 #include "lab/embedded.h"
 #include "lab/exercise.h"
+#include "lab/experiments.h"
 #include "lab/lesson.h"
+#include "lab/weights_export.h"
 
 #ifndef LAB_PYTHON
 #define LAB_PYTHON "python3"
@@ -308,4 +315,61 @@ TEST_CASE("code export: the PyTorch program of every hand-set step reproduces it
     return;
   }
   check_language(code_cases(), CodeLang::torch);
+}
+
+TEST_CASE("trained weights: the exported translator and induction model reproduce the page's prediction") {
+  REQUIRE_MESSAGE(python_has("numpy"), LAB_PYTHON << " has no numpy: scripts/lab set-up installs python3-numpy");
+  for (const char* demo : {"train_translation", "train_induction"}) {
+    CAPTURE(demo);
+    DemoInputs in;
+    for (const auto& [name, v] : demo_setting_defaults(demo))
+      if (!v.empty()) in.settings[name] = v;
+    in.settings["steps"] = "60";
+    const std::unique_ptr<Experiment> ex = make_experiment(demo, in);
+    REQUIRE(ex);
+    TrainedExport out;
+    CHECK_FALSE(export_trained(*ex, &out));  // nothing built yet
+    ex->prepare();
+    while (!ex->done()) ex->advance(50.0);
+    REQUIRE(export_trained(*ex, &out));
+    const json::ParseResult saved = json::parse(out.json);
+    REQUIRE(saved.ok);
+    CHECK(saved.value.find("format")->as_string() == "attention-lab-weights");
+    const json::Value& shown = *saved.value.find("shown");
+    Folder dir("attnlab_weights");
+    std::ofstream(dir.path / "weights.json") << out.json;
+    std::ofstream(dir.path / "model.py") << out.program;
+    int status = 0;
+    const std::string text = run_command(std::string(LAB_PYTHON) + " " + (dir.path / "model.py").string() + " " +
+                                             (dir.path / "weights.json").string() + " 2>&1",
+                                         &status);
+    REQUIRE_MESSAGE(status == 0, text.substr(0, 2000));
+    std::map<std::string, json::Value> printed;
+    std::istringstream read(text);
+    for (std::string line; std::getline(read, line);) {
+      const json::ParseResult r = json::parse(line);
+      REQUIRE_MESSAGE(r.ok, line.substr(0, 200));
+      printed[r.value.find("name")->as_string()] = *r.value.find("value");
+    }
+    // Exact token ids; the numbers within 1e-4 relatively (float32 against float64).
+    const bool translation = std::string(demo) == "train_translation";
+    const std::string ids = translation ? "decoded_ids" : "predictions";
+    const std::string numbers = translation ? "alignment" : "logits";
+    REQUIRE(printed.count(ids));
+    REQUIRE(printed.count(numbers));
+    const auto& got_ids = printed[ids].items()[0].items();
+    const auto& want_ids = shown.find(ids)->items();
+    REQUIRE(got_ids.size() == want_ids.size());
+    for (size_t i = 0; i < got_ids.size(); ++i) CHECK(got_ids[i].as_number() == want_ids[i].as_number());
+    const auto& got = printed[numbers].items();
+    const auto& want = shown.find(numbers)->items();
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      REQUIRE(got[i].items().size() == want[i].items().size());
+      for (size_t j = 0; j < got[i].items().size(); ++j) {
+        const double a = got[i].items()[j].as_number(), b = want[i].items()[j].as_number();
+        CHECK_MESSAGE(std::abs(a - b) <= 1e-4 * std::abs(b) + 1e-5, numbers << "[" << i << ", " << j << "]: " << a << " against " << b);
+      }
+    }
+  }
 }
