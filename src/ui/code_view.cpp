@@ -36,8 +36,8 @@ CodeAction code_view(const CodeViewData& view) {
   const float inner = width - 2 * kCardPad, right = ImGui::GetCursorScreenPos().x + inner;
   // The title and the buttons flow: an item that would not fit the card's width
   // (a phone) starts a new line.
-  auto flow = [&](const char* label, float gap) {
-    const float w = ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x;
+  auto button_w = [](const char* label) { return ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x; };
+  auto flow = [&](float w, float gap) {
     if (ImGui::GetItemRectMax().x + gap + w <= right) ImGui::SameLine(0.0f, gap);
   };
   ImGui::AlignTextToFramePadding();
@@ -50,7 +50,7 @@ CodeAction code_view(const CodeViewData& view) {
   } tabs[] = {{"numpy", "NumPy"}, {"torch", "PyTorch"}};
   float gap = 16.0f;
   for (const auto& t : tabs) {
-    flow(t.label, gap);
+    flow(button_w(t.label), gap);
     gap = 2.0f;
     const bool on = view.tab == t.id;
     if (on) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
@@ -58,11 +58,13 @@ CodeAction code_view(const CodeViewData& view) {
     if (on) ImGui::PopStyleColor();
     widgets_record_last(std::string("code:tab:") + t.id, "button");
   }
-  flow(text::code_copy.get(lang), 16.0f);
+  // Copy and Close stay together.
+  const float spacing = ImGui::GetStyle().ItemSpacing.x;
+  flow(button_w(text::code_copy.get(lang)) + spacing + button_w(text::code_close.get(lang)), 16.0f);
   if (ImGui::Button(text::code_copy.get(lang))) action = {CodeAction::Kind::copy, ""};
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text::code_copy_tip.get(lang));
   widgets_record_last("code:copy", "button");
-  flow(text::code_close.get(lang), ImGui::GetStyle().ItemSpacing.x);
+  flow(button_w(text::code_close.get(lang)), spacing);
   if (ImGui::Button(text::code_close.get(lang))) action = {CodeAction::Kind::close, ""};
   widgets_record_last("code:close", "button");
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));

@@ -82,6 +82,34 @@ test('the Code view opens from the toolbar, follows the values, copies, and the 
   assert.deepEqual(current.consoleErrors, []);
 });
 
+test('the keyboard reaches the Code button and the view\'s tabs', async () => {
+  const { page } = await open();
+  assert.ok(await page.evaluate(() => window.attnlab.goto('first-look', 1)));
+  await frames(page);
+  const focused = async () => (await widgets(page)).find((w) => w.focused)?.id;
+  const press = async (key) => { await page.keyboard.press(key); await frames(page, 2); };
+  // Down enters the controls; the arrows then move between them (ImGui's keyboard navigation).
+  const reach = async (id, keys) => {
+    const seen = [];
+    for (const key of keys) {
+      if ((await focused()) === id) return;
+      seen.push(await focused());
+      await press(key);
+    }
+    assert.equal(await focused(), id, `the keys went ${seen.join(' -> ')}`);
+  };
+  await press('ArrowDown');
+  await reach('step:code', [...Array(12).fill('ArrowUp'), ...Array(6).fill('ArrowRight')]);
+  await press('Space');
+  await until(async () => (await widgets(page)).some((w) => w.id === 'code:text'), 'the Code view after Space');
+  await reach('code:tab:torch', ['ArrowDown', ...Array(4).fill('ArrowLeft')]);
+  await press('Space');
+  await mirrorCaughtUp(page);
+  assert.match(await mirrorCode(page), /import torch/);
+  await press('Escape');
+  assert.equal(await focused(), undefined);
+});
+
 for (const [device, opts] of [['desktop', { width: 1280, height: 800 }],
                               ['phone', { width: 390, height: 844, deviceScaleFactor: 2, touch: true }]]) {
   test(`screenshots of the Code view on a ${device}, English and Chinese`, async () => {

@@ -81,7 +81,9 @@ std::vector<Case> code_cases() {
       std::vector<std::pair<DemoInputs, std::string>> level = {{base, "defaults"}};
       for (int depth = 0; depth < 3 && !level.empty(); ++depth) {
         std::vector<std::pair<DemoInputs, std::string>> next;
-        for (const auto& [in, label] : level) {
+        for (const auto& entry : level) {  // (no structured binding: clang refuses one in a doctest macro)
+          const DemoInputs& in = entry.first;
+          const std::string& label = entry.second;
           if (!seen.insert(settings_key(in)).second) continue;
           const DemoOutputs out = run_demo(s.demo, in);
           REQUIRE_MESSAGE(out.error.empty(), at << " " << label << ": " << out.error);
