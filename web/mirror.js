@@ -187,6 +187,36 @@
       return box;
     }
 
+    // The Code view (lab_mirror.cpp): a button that opens it; open, the language,
+    // the program in a <pre> and a Copy button.
+    function copyText(text, pre) {
+      const bySelection = () => {
+        const range = document.createRange();
+        range.selectNodeContents(pre);
+        const sel = window.getSelection();
+        sel.removeAllRanges();
+        sel.addRange(range);
+        try { document.execCommand('copy'); } catch (e) { /* the program stays selected */ }
+      };
+      try { navigator.clipboard.writeText(text).catch(bySelection); } catch (e) { bySelection(); }
+    }
+    function code(c) {
+      const box = el('div', { class: 'm-code' },
+        el('button', { type: 'button', 'data-key': 'm-code', text: c.open ? c.close : c.label, 'aria-expanded': String(c.open),
+                       on: { click: () => ask('code', { open: !c.open, lang: '' }) } }));
+      if (!c.open) return box;
+      const langs = el('div', { role: 'group', 'aria-label': c.title });
+      for (const [id, label] of [['numpy', 'NumPy'], ['torch', 'PyTorch']])
+        langs.append(el('button', { type: 'button', 'data-key': `m-code-${id}`, text: label, 'aria-pressed': String(c.lang === id),
+                                    on: { click: () => ask('code', { open: true, lang: id }) } }));
+      const name = c.lang === 'torch' ? 'PyTorch' : 'NumPy';
+      const pre = el('pre', { tabindex: '0', 'data-key': 'm-code-text', 'aria-label': `${c.title} (${name})` }, el('code', { text: c.text || '' }));
+      box.append(el('h3', { text: c.title }), langs, el('p', { text: c.about }), pre,
+        el('button', { type: 'button', 'data-key': 'm-code-copy', text: c.copy,
+                       on: { click: () => { copyText(c.text || '', pre); say(c.copied); } } }));
+      return box;
+    }
+
     // Extra words the mirror needs that the canvas does not show.
     function more(lang) {
       return lang === 'zh'
@@ -250,6 +280,7 @@
       if (m.error) parts.push(el('p', { text: m.error }));
       if (m.training) parts.push(training(m.training, w));
       m.quizzes.forEach((q, i) => parts.push(quiz(q, i, w)));
+      if (m.code) parts.push(code(m.code));
       m.panels.forEach((p) => parts.push(panel(p, w)));
       // While the step's quiz is unchecked its exercises are one line (lab_mirror.cpp).
       if (m.exercisesLocked) parts.push(el('div', { class: 'm-exercise' }, el('h3', { text: w.tryIt }), el('p', { text: m.exercisesLocked })));

@@ -15,6 +15,7 @@
 #include "base/number_text.h"
 #include "base/simd_info.h"
 #include "base/tensor_json.h"
+#include "lab/code_export.h"
 #include "lab/exercise.h"
 #include "platform/platform.h"
 #include "ui/strings.h"
@@ -480,6 +481,37 @@ std::string lab_embed_snippet(LabApp& app) {
   const std::string snippet = attn::embed_snippet(platform::page_base_url(), lab_current_link(app), app.state.lang, title);
   platform::copy_to_clipboard(snippet);
   return snippet;
+}
+
+const std::string& lab_code(const LabApp& app) {
+  static const std::string none;
+  const attn::LessonStep* step = lab_current_step(app);
+  if (!step || !attn::demo_has_code(step->demo)) return none;
+  const std::string made_for = lab_current_key(app) + "@" + std::to_string(app.revision) + "@" + app.code_lang;
+  if (app.code_made_for != made_for) {
+    const attn::Lesson& lesson = app.set.lessons[size_t(app.lesson)];
+    app.code_text = attn::demo_code(step->demo, app.inputs, app.code_lang == "torch" ? attn::CodeLang::torch : attn::CodeLang::numpy,
+                                    lesson.title.get("en") + ", step " + std::to_string(app.state.step + 1) + ": " +
+                                        step->title.get("en"));
+    app.code_made_for = made_for;
+  }
+  return app.code_text;
+}
+
+bool lab_code_view(LabApp& app, bool open, const std::string& language) {
+  const attn::LessonStep* step = lab_current_step(app);
+  if (!step || !attn::demo_has_code(step->demo)) return false;
+  if (language == "numpy" || language == "torch") app.code_lang = language;
+  app.code_open = open;
+  ++app.revision;  // the page's mirror shows the program too
+  return true;
+}
+
+void lab_copy_code(LabApp& app) {
+  const std::string& code = lab_code(app);
+  if (code.empty()) return;
+  platform::copy_to_clipboard(code);
+  app.code_copied_at = platform::now_ms();
 }
 
 std::string lab_all_text(const LabApp& app) {

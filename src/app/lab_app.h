@@ -74,6 +74,13 @@ struct LabApp {
   long revision = 0, revision_sent = 0;
   double revision_sent_at = 0.0;
   bool running_sent = false;
+  // The Code view (ui::code_view): open or not, its language ("numpy" or "torch"),
+  // and the program it shows, made again when the values or the language change.
+  bool code_open = false;
+  std::string code_lang = "numpy";
+  mutable std::string code_text;      // a cache: made by lab_code, which only reads the lab
+  mutable std::string code_made_for;  // the step, revision and language code_text was made for
+  double code_copied_at = -1e9;
   bool dirty = false;         // state changed since it was last saved
   double saved_at_ms = 0.0;
 };
@@ -119,6 +126,13 @@ std::string lab_share_link(LabApp& app);  // also copies it to the clipboard
 // The <iframe> snippet for this step in the embed view (attn::embed_snippet),
 // copied to the clipboard.
 std::string lab_embed_snippet(LabApp& app);
+// The Code view: the current step's program in app.code_lang ("" when its demo has
+// none: the trained experiments); opening or closing it and picking its language
+// ("numpy" or "torch"; "" keeps it) -- false when the step has no program; and
+// copying the program to the clipboard.
+const std::string& lab_code(const LabApp& app);
+bool lab_code_view(LabApp& app, bool open, const std::string& language);
+void lab_copy_code(LabApp& app);
 
 // Live experiments: "run", "pause", "step" (one training step), "reset" (start
 // again), "speed" (with "slow", "normal" or "fast"), "retry" (a new training

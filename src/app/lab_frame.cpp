@@ -10,6 +10,7 @@
 #include "app/lab_keys.h"
 #include "base/number_text.h"
 #include "base/simd_info.h"
+#include "lab/code_export.h"
 #include "platform/platform.h"
 #include "ui/strings.h"
 #include "ui/widget_log.h"
@@ -59,6 +60,15 @@ void notices(LabApp& app) {
   ImGui::PopStyleColor();
 }
 
+// The next toolbar button stays on this line when it fits, else starts the next
+// one (a phone's width holds three of the four).
+void same_line_for(const char* label) {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float w = ImGui::CalcTextSize(label).x + 2.0f * st.FramePadding.x;
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  if (ImGui::GetItemRectMax().x + st.ItemSpacing.x + w <= right) ImGui::SameLine();
+}
+
 // Back, step counter, Next, then the step's own actions on the right.
 // In a narrow or medium page, Back and Next are in the page's top bar instead.
 void toolbar(LabApp& app, const attn::Lesson& lesson, ui::Nav& nav, bool with_nav) {
@@ -74,21 +84,45 @@ void toolbar(LabApp& app, const attn::Lesson& lesson, ui::Nav& nav, bool with_na
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", ui::text::reset_tip.get(lang));
   if (edited) ui::widgets_record_last("step:reset", "button");
   if (app.embedded) return;  // the page's bar links to the full lab instead
-  ImGui::SameLine();
+  same_line_for(ui::text::share.get(lang));
   if (ImGui::Button(ui::text::share.get(lang))) {
     app.notices.clear();
     app.notices.push_back(std::string(ui::text::link_copied.get(lang)) + "#" + lab_share_link(app));
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", ui::text::share_tip.get(lang));
   ui::widgets_record_last("step:share", "button");
+  // A hand-set step: its program, in the Code view above the panels.
+  const attn::LessonStep* step = lab_current_step(app);
+  if (step && attn::demo_has_code(step->demo)) {
+    same_line_for(ui::text::code.get(lang));
+    const bool open = app.code_open;
+    if (open) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
+    if (ImGui::Button(ui::text::code.get(lang))) lab_code_view(app, !open, "");
+    if (open) ImGui::PopStyleColor();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", ui::text::code_tip.get(lang));
+    ui::widgets_record_last("step:code", "button");
+  }
   if (!platform::running_in_browser()) return;  // an embed snippet names the page's address
-  ImGui::SameLine();
+  same_line_for(ui::text::embed.get(lang));
   if (ImGui::Button(ui::text::embed.get(lang))) {
     app.notices.clear();
     app.notices.push_back(std::string(ui::text::embed_copied.get(lang)) + lab_embed_snippet(app));
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", ui::text::embed_tip.get(lang));
   ui::widgets_record_last("step:embed", "button");
+}
+
+void code_view(LabApp& app) {
+  const attn::LessonStep* step = lab_current_step(app);
+  if (!app.code_open || !step || !attn::demo_has_code(step->demo)) return;
+  const std::string& code = lab_code(app);
+  if (code.empty()) return;  // the values do not compute: the demo says why
+  const bool copied = platform::now_ms() - app.code_copied_at < 4000.0;
+  const ui::CodeAction a = ui::code_view({&code, app.code_lang, app.state.lang, copied});
+  if (a.kind == ui::CodeAction::Kind::tab) lab_code_view(app, true, a.tab);
+  if (a.kind == ui::CodeAction::Kind::copy) lab_copy_code(app);
+  if (a.kind == ui::CodeAction::Kind::close) lab_code_view(app, false, "");
+  ImGui::Spacing();
 }
 
 // A line of text to type in the page's own input over the field (page_event
@@ -217,6 +251,7 @@ bool lab_frame(void* user) {
       ImGui::Spacing();
     }
     experiment_controls(app);
+    code_view(app);
     // Predict first: a quiz's hidden panels stay hidden until it is checked.
     std::vector<std::string> hidden;
     if (!step->quizzes.empty()) {

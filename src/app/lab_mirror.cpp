@@ -8,6 +8,7 @@
 
 #include "app/lab_app.h"
 #include "base/tensor_json.h"
+#include "lab/code_export.h"
 #include "lab/exercise.h"
 #include "ui/strings.h"
 
@@ -304,6 +305,22 @@ Value lab_mirror_json(const LabApp& app) {
     exercises.push(std::move(j));
   }
   o.set("exercises", std::move(exercises));
+
+  // The Code view: offered on every hand-set step; the program itself while it is open.
+  if (attn::demo_has_code(step.demo)) {
+    namespace t = ui::text;
+    Value c = Value::object();
+    c.set("open", app.code_open);
+    c.set("lang", app.code_lang);
+    c.set("label", t::code.get(lang));
+    c.set("title", t::code_title.get(lang));
+    c.set("about", t::code_about.get(lang));
+    c.set("copy", t::code_copy.get(lang));
+    c.set("copied", t::code_copied.get(lang));
+    c.set("close", t::code_close.get(lang));
+    if (app.code_open) c.set("text", lab_code(app));
+    o.set("code", std::move(c));
+  }
 
   if (app.experiment) {
     Value t = Value::object();

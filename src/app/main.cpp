@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   desc.font_path = LAB_UI_FONT;
   desc.cjk_font_path = LAB_CJK_FONT;
   desc.cjk_glyphs_path = LAB_CJK_TEXT;
+  desc.mono_font_path = LAB_MONO_FONT;
   const std::string err = platform::init(desc);
   if (!err.empty()) {
     std::fprintf(stderr, "attnlab: %s\n", err.c_str());

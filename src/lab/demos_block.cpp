@@ -31,11 +31,7 @@ constexpr int kBlockHeads = 2;
 
 // ---------------------------------------------------------------- 1 the stages
 TransformerBlockParams block_params(const DemoInputs& in) {
-  TransformerInitDesc init;
-  init.d_model = kBlockWidth;
-  init.d_ff = kBlockHidden;
-  init.seed = 3;
-  TransformerBlockParams p = init_transformer_block_params(init);
+  TransformerBlockParams p = block_demo_weights();
   p.ln1_gamma = in.mats.at("ln1_gamma").row(0).transpose();
   p.ln2_gamma = in.mats.at("ln2_gamma").row(0).transpose();
   return p;
@@ -192,6 +188,14 @@ void add_block_demos(std::vector<DemoEntry>& r) {
                {tokens_param(), matrix_param("x"), matrix_param("ln1_gamma"), matrix_param("ln2_gamma"),
                 choice_param("placement", {"post", "pre"}, "post"), number_param("residual", 0, 1, false, "1")},
                check_block, run_block});
+}
+
+TransformerBlockParams block_demo_weights() {
+  TransformerInitDesc init;
+  init.d_model = kBlockWidth;
+  init.d_ff = kBlockHidden;
+  init.seed = 3;
+  return init_transformer_block_params(init);
 }
 
 // The stages at r = 1 against transformer_block_forward (test_demos).

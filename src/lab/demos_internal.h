@@ -6,10 +6,15 @@
 // 4 panel builders.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "lab/demos.h"
+
+namespace attn {
+struct TransformerBlockParams;
+}
 
 namespace attn::demo_impl {
 
@@ -57,6 +62,21 @@ void add_task_demos(std::vector<DemoEntry>& r);    // demos_tasks.cpp: decoding 
 // transformer_block's stages at residual 1 against attn::transformer_block_forward,
 // both placements: the largest absolute difference (for the tests).
 float block_demo_difference(const DemoInputs& in);
+
+// The seeded numbers two demos compute from, for the code export (code_export.cpp),
+// which writes them into its programs.
+// dk_scaling: kKeySets sets of keys (n_keys, kMaxDk) and kKeySets * kQueriesPerSet
+// queries (.., kMaxDk), standard normals from the step's seed; a d_k uses the first
+// d_k columns of each.
+constexpr int kKeySets = 4, kQueriesPerSet = 12, kMaxDk = 512;  // 48 trials
+struct ScalingDraw {
+  std::vector<Mat> keys;  // kKeySets of (n, kMaxDk)
+  Mat queries;            // (kKeySets * kQueriesPerSet, kMaxDk)
+};
+ScalingDraw draw_scaling(int n, uint64_t seed);
+// transformer_block: the fixed attention and feed-forward weights (LayerNorm gains
+// at 1: the demo's inputs replace them).
+TransformerBlockParams block_demo_weights();
 
 // Spec shorthands.
 ParamSpec tokens_param();

@@ -174,16 +174,12 @@ void fill_normal(Rng& rng, Mat& m) {
   }
 }
 
+}  // namespace
+
 // The random numbers, drawn once for the largest d_k: every d_k uses the first
 // d_k columns, so one update draws 4 * (n + 12) * 512 normals rather than that
 // many for each of the eleven d_k it shows (the statistics of each d_k are
 // unchanged: its entries are still independent standard normals).
-constexpr int kKeySets = 4, kQueriesPerSet = 12, kMaxDk = 512;  // 48 trials
-struct ScalingDraw {
-  std::vector<Mat> keys;  // kKeySets of (n, kMaxDk)
-  Mat queries;            // (kKeySets * kQueriesPerSet, kMaxDk)
-};
-
 ScalingDraw draw_scaling(int n, uint64_t seed) {
   Rng rng(seed * 7919u + 1u);
   ScalingDraw draw;
@@ -196,6 +192,8 @@ ScalingDraw draw_scaling(int n, uint64_t seed) {
   fill_normal(rng, draw.queries);
   return draw;
 }
+
+namespace {
 
 ScalingStats scaling_stats(const ScalingDraw& draw, int d) {
   ScalingStats st;

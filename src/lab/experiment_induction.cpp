@@ -5,7 +5,9 @@
 #include <cmath>
 #include <tuple>
 
+#include "base/tensor_json.h"
 #include "lab/experiments_internal.h"
+#include "lab/weights_export.h"
 
 namespace attn::experiment_impl {
 namespace {
@@ -468,6 +470,41 @@ class InductionExperiment : public TrainingExperiment {
     return t;
   }
 
+
+ public:
+  // The trained model for weights_export.h: its weights, and the shown sequence (a
+  // typed prompt, else the held-out one) with the unedited model's predictions.
+  bool trained(TrainedModel* out) const {
+    const data::InductionSequence* seq = sequence();
+    if (!prepared() || (prompt_.empty() && !seq)) return false;
+    const train::InductionModel& m = model();
+    const train::InductionModelDesc& d = m.desc();
+    out->model = "induction";
+    out->config.set("vocab", d.vocab);
+    out->config.set("max_length", d.max_length);
+    out->config.set("d_model", d.d_model);
+    out->config.set("layers", d.layers);
+    out->config.set("heads", d.heads);
+    out->config.set("head_size", d.head_size);
+    out->config.set("steps", double(tracks()[0].steps));
+    // params() lists the tensors in place; nothing here changes them.
+    for (const train::Param* p : const_cast<train::InductionModel&>(m).params()) out->params.push_back({p->name, p->value});
+    const std::vector<int>& tokens = prompt_.empty() ? seq->tokens : prompt_;
+    Value ids = Value::array(), predicted = Value::array();
+    std::string letters;
+    for (int t : tokens) {
+      ids.push(t);
+      letters += char('A' + t);
+    }
+    for (int t : m.predictions(tokens)) predicted.push(t);
+    out->shown.set("letters", letters);
+    out->shown.set("tokens", std::move(ids));
+    out->shown.set("predictions", std::move(predicted));
+    out->shown.set("logits", to_json(m.logits(tokens)));
+    return true;
+  }
+
+ private:
   std::vector<int> prompt_;  // the typed prompt's token ids (empty: none)
   std::string ablate_ = "none";
   int ablate_l_ = -1, ablate_h_ = -1;
@@ -487,6 +524,11 @@ class InductionExperiment : public TrainingExperiment {
 };
 
 }  // namespace
+
+bool induction_model(const Experiment& e, TrainedModel* out) {
+  const auto* x = dynamic_cast<const InductionExperiment*>(&e);
+  return x && x->trained(out);
+}
 
 std::unique_ptr<Experiment> make_induction_experiment(const DemoInputs& in) {
   return std::make_unique<InductionExperiment>(in);

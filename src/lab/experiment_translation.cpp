@@ -3,7 +3,9 @@
 // experiments_internal.h for what they share).
 #include <map>
 
+#include "base/tensor_json.h"
 #include "lab/experiments_internal.h"
+#include "lab/weights_export.h"
 
 namespace attn::experiment_impl {
 namespace {
@@ -160,6 +162,51 @@ class TranslationExperiment : public TrainingExperiment {
     s.set("example", std::move(o));
   }
 
+ public:
+  // The trained model for weights_export.h (the first track: the attention model)
+  // and the shown sentence with its greedy decoding and alignment, unforced.
+  bool trained(TrainedModel* out) const {
+    const data::TranslationPair* p = pair();
+    if (!p) return false;
+    const train::Seq2SeqModel& model = *static_cast<const train::TrainRun&>(*tracks()[0].run).translation();
+    const train::Seq2SeqDesc& d = model.desc();
+    if (d.cell != CellKind::gru || d.context == train::ContextKind::none) return false;
+    out->model = "translation";
+    out->config.set("context", train::context_kind_name(d.context));
+    out->config.set("cell", "gru");
+    out->config.set("embed", d.embed);
+    out->config.set("hidden", d.hidden);
+    out->config.set("attention_size", d.attention_size);
+    out->config.set("source_vocab", d.source_vocab);
+    out->config.set("target_vocab", d.target_vocab);
+    out->config.set("steps", double(tracks()[0].steps));
+    // params() lists the tensors in place; nothing here changes them.
+    for (const train::Param* q : const_cast<train::Seq2SeqModel&>(model).params()) out->params.push_back({q->name, q->value});
+    const train::Seq2SeqDecode dec = model.greedy_decode(p->source_ids, int(p->target.size()) + 4);
+    auto ints = [](const std::vector<int>& v) {
+      Value a = Value::array();
+      for (int x : v) a.push(x);
+      return a;
+    };
+    auto texts = [](const std::vector<std::string>& v) {
+      Value a = Value::array();
+      for (const auto& x : v) a.push(x);
+      return a;
+    };
+    const data::Vocab& tv = tracks()[0].run->translation_data().target_vocab;
+    std::vector<std::string> decoded;
+    for (int id : dec.tokens) decoded.push_back(tv.words[size_t(id)]);
+    out->shown.set("source", texts(p->source));
+    out->shown.set("source_ids", ints(p->source_ids));
+    out->shown.set("target", texts(p->target));
+    out->shown.set("target_ids", ints(p->target_ids));
+    out->shown.set("decoded", texts(decoded));
+    out->shown.set("decoded_ids", ints(dec.tokens));
+    out->shown.set("alignment", to_json(dec.alignment));
+    out->shown.set("target_words", texts(tv.words));
+    return true;
+  }
+
  private:
   train::Seq2SeqForce force_;
   std::string attention_;
@@ -167,6 +214,11 @@ class TranslationExperiment : public TrainingExperiment {
 };
 
 }  // namespace
+
+bool translation_model(const Experiment& e, TrainedModel* out) {
+  const auto* x = dynamic_cast<const TranslationExperiment*>(&e);
+  return x && x->trained(out);
+}
 
 std::unique_ptr<Experiment> make_translation_experiment(const DemoInputs& in) {
   return std::make_unique<TranslationExperiment>(in);

@@ -18,6 +18,9 @@ struct Desc {
   float font_size = 16.0f;     // in screen units (CSS pixels on the web)
   const char* cjk_font_path = "";  // merged in for Chinese text ("" = none)
   const char* cjk_glyphs_path = "";  // UTF-8 text file: the characters to take from that font
+  // Monospace TTF (ASCII) for code. The font atlas then holds ImGui::GetIO().Fonts->Fonts[0],
+  // the UI font (Chinese merged in), and Fonts[1], this one ("" = no second font).
+  const char* mono_font_path = "";
 };
 
 // Opens the window and GL context and sets up Dear ImGui with its SDL2 and OpenGL3

@@ -91,6 +91,14 @@ void build_fonts(float ratio) {
                                      kCjkRanges);
     }
   }
+  // The code font last, as a font of its own (the merges above went into the first).
+  if (font && g_desc.mono_font_path && *g_desc.mono_font_path) {
+    ImFontConfig cfg;
+    cfg.OversampleH = 2;
+    static const ImWchar kAscii[] = {0x0020, 0x007E, 0};
+    if (!io.Fonts->AddFontFromFileTTF(g_desc.mono_font_path, g_desc.font_size * 0.94f * ratio, &cfg, kAscii))
+      std::fprintf(stderr, "platform: could not load font %s; code shows in the UI font\n", g_desc.mono_font_path);
+  }
   io.FontGlobalScale = 1.0f / ratio;
   gl::upload_fonts();
   g_font_ratio = ratio;

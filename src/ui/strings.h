@@ -33,6 +33,19 @@ inline constexpr UiText embed_tip{"Copy HTML that shows this step, with your val
                                   "复制一段 HTML，把这一步（连同你的数值）放进别的网页（比如课程页面）"};
 inline constexpr UiText embed_copied{"Embed code copied (paste it into your page's HTML): ",
                                      "嵌入代码已复制（粘贴到你网页的 HTML 里）："};
+// The Code view (src/ui/code_view.cpp; the programs come from src/lab/code_export.cpp).
+inline constexpr UiText code{"Code", "代码"};
+inline constexpr UiText code_tip{"This step as a short NumPy or PyTorch program, with your values in it",
+                                 "把本步写成一段简短的 NumPy 或 PyTorch 程序，其中用的是你当前的数值"};
+inline constexpr UiText code_title{"This step as code", "本步的代码"};
+inline constexpr UiText code_about{
+    "It rebuilds this step's inputs with your current values and prints what the panels show, one JSON line per output. "
+    "It needs only Python 3 and NumPy (or PyTorch).",
+    "程序用你当前的数值重建本步的输入，并打印面板上显示的结果，每个输出一行 JSON。只需要 Python 3 和 NumPy（或 PyTorch）。"};
+inline constexpr UiText code_copy{"Copy", "复制"};
+inline constexpr UiText code_copy_tip{"Copy the program to the clipboard", "把程序复制到剪贴板"};
+inline constexpr UiText code_copied{"Copied to the clipboard.", "已复制到剪贴板。"};
+inline constexpr UiText code_close{"Close", "关闭"};
 inline constexpr UiText load_errors{"Some lessons could not be loaded:", "有些课程无法加载："};
 inline constexpr UiText no_lessons{"No lesson could be loaded.", "没有可以加载的课程。"};
 inline constexpr UiText dismiss{"Dismiss", "关闭"};
