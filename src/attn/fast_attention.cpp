@@ -378,6 +378,7 @@ struct AttentionProblem {
   bool causal;
   float* out;      // (n_q, d_v), row stride d_v
   float* weights;  // (n_q, n_k), row stride n_k; null = not wanted
+  unsigned passes = attention_passes::all;  // fewer only for per-pass timing (the output is then meaningless)
 };
 
 // Block sizes: for d = 64 a key block of K^T (16 KiB) plus its rows of V (16 KiB)
@@ -407,10 +408,12 @@ void attention_tiled(const AttentionProblem& pr, FastAttentionWorkspace& ws) {
   // Qp: n_q_pad / R tiles of (d, R), interleaved, times scale * log2(e): the
   // scores then come out in base 2, so the softmax uses exp2 with no multiply
   // per score. Rows past n_q are 0.
+  const bool pack = pr.passes & attention_passes::pack;
   std::vector<float>& Qp = ws.q_tiles;
-  Qp.assign(size_t(n_q_pad) * d, 0.0f);
+  if (pack) Qp.assign(size_t(n_q_pad) * d, 0.0f);
+  else Qp.resize(size_t(n_q_pad) * d);
   const float q_factor = pr.scale * kLog2e;
-  for (int i = 0; i < n_q; ++i) {
+  for (int i = 0; pack && i < n_q; ++i) {
     float* tile = &Qp[size_t(i / R) * d * R] + (i % R);
     ATTN_NO_AUTO_VECTORIZE
     for (int c = 0; c < d; ++c) tile[size_t(c) * R] = pr.Q[size_t(i) * pr.ldq + c] * q_factor;
@@ -418,14 +421,16 @@ void attention_tiled(const AttentionProblem& pr, FastAttentionWorkspace& ws) {
   // Kt: blocks of (d, key_block), K transposed one block at a time so a tile
   // reads TW consecutive keys per step; keys past n_k are 0 (masked in pass 2).
   std::vector<float>& Kt = ws.k_panels;
-  Kt.assign(size_t(blocks) * d * key_block, 0.0f);
-  for (int j = 0; j < n_k; ++j) {
+  if (pack) Kt.assign(size_t(blocks) * d * key_block, 0.0f);
+  else Kt.resize(size_t(blocks) * d * key_block);
+  for (int j = 0; pack && j < n_k; ++j) {
     float* panel = &Kt[size_t(j / key_block) * d * key_block] + (j % key_block);
     ATTN_NO_AUTO_VECTORIZE
     for (int c = 0; c < d; ++c) panel[size_t(c) * key_block] = pr.K[size_t(j) * pr.ldk + c];
   }
   // Vp (n_k, d_v_pad): V with its columns zero-padded to whole tiles.
-  pack_columns(pr.V, pr.ldv, n_k, d_v, d_v_pad, &ws.v_padded);
+  if (pack) pack_columns(pr.V, pr.ldv, n_k, d_v, d_v_pad, &ws.v_padded);
+  else ws.v_padded.resize(size_t(n_k) * d_v_pad);
   const std::vector<float>& Vp = ws.v_padded;
 
   // Per query tile: S (kKeyBlock, R) scores then probabilities, key-major, and
@@ -445,10 +450,11 @@ void attention_tiled(const AttentionProblem& pr, FastAttentionWorkspace& ws) {
     const float* Q_tile = &Qp[size_t(i0) * d];
     const float* panel = &Kt[size_t(kb / key_block) * d * key_block];
     const int rows_here = std::min(R, n_q - i0);
+    int cols_softmax = cols;
 
     // Pass 1: scores (R, cols) = Q_tile (R, d) Kt_block (d, cols), each
     // R x W register block transposed on the way out to key-major S.
-    for (int jc = 0; jc < cols; jc += TW) {
+    for (int jc = 0; (pr.passes & attention_passes::scores) && jc < cols; jc += TW) {
       V acc[R][NV];
       tile_zero<Ops, R, NV>(acc);
       tile_interleaved<Ops, R, NV>(Q_tile, panel + jc, size_t(key_block), d, acc);
@@ -475,14 +481,15 @@ void attention_tiled(const AttentionProblem& pr, FastAttentionWorkspace& ws) {
     // output O were built against the old m, so both are rescaled by
     // 2^(m - m') <= 1 (0 on the first block, where m = -inf). Block 0 always
     // holds key 0, which every row may see, so m' is finite from then on.
+    if (!(pr.passes & attention_passes::softmax)) cols_softmax = 0;
     V block_max = Ops::splat(neg_inf);
     ATTN_NO_AUTO_VECTORIZE
-    for (int j = 0; j < cols; ++j) block_max = Ops::max(block_max, Ops::load(S + j * R));
+    for (int j = 0; j < cols_softmax; ++j) block_max = Ops::max(block_max, Ops::load(S + j * R));
     const V m_new = Ops::max(m_tile, block_max);
     const V correction = exp2_vec<Ops, true>(Ops::sub(m_tile, m_new));
     V row_sum = Ops::splat(0.0f);
     ATTN_NO_AUTO_VECTORIZE
-    for (int j = 0; j < cols; ++j) {
+    for (int j = 0; j < cols_softmax; ++j) {
       const V p = exp2_vec<Ops, true>(Ops::sub(Ops::load(S + j * R), m_new));
       Ops::store(S + j * R, p);
       row_sum = Ops::add(row_sum, p);
@@ -492,7 +499,7 @@ void attention_tiled(const AttentionProblem& pr, FastAttentionWorkspace& ws) {
 
     // Pass 4: O (R, d_v_pad) = O * correction + P (R, valid) V[kb .. kb+valid) (valid, d_v_pad).
     Ops::store(lanes, correction);
-    for (int jc = 0; jc < d_v_pad; jc += TW) {
+    for (int jc = 0; (pr.passes & attention_passes::weighted_sum) && jc < d_v_pad; jc += TW) {
       V acc[R][NV];
       tile_zero<Ops, R, NV>(acc);
       tile_interleaved<Ops, R, NV>(S, &Vp[size_t(kb) * d_v_pad + jc], size_t(d_v_pad), valid, acc);
@@ -527,7 +534,7 @@ void attention_tiled(const AttentionProblem& pr, FastAttentionWorkspace& ws) {
       const float* O = &O_block[size_t(t) * R * d_v_pad];
       // Pass 5: normalise. l >= 1 (the row maximum contributed 2^0), no division by 0.
       Ops::store(lanes, l[t]);
-      for (int r = 0; r < rows_here; ++r) {
+      for (int r = 0; (pr.passes & attention_passes::normalise) && r < rows_here; ++r) {
         const float inv = 1.0f / lanes[r];
         float* out_row = pr.out + size_t(i0 + r) * d_v;
         ATTN_NO_AUTO_VECTORIZE
@@ -603,6 +610,15 @@ bool all_finite(const float* x, size_t rows, size_t cols, size_t ld) {
 // checked after the fact on the output), the exact path otherwise.
 template <class Ops>
 void attention_checked(const AttentionProblem& pr, Warnings* warnings, FastAttentionWorkspace& ws) {
+  if (pr.passes != attention_passes::all) {  // per-pass timing: no fallback, whatever comes out
+    if (pr.passes & attention_passes::checks)
+      (void)(all_finite<Ops>(pr.Q, size_t(pr.n_q), size_t(pr.d), pr.ldq) &&
+             all_finite<Ops>(pr.K, size_t(pr.n_k), size_t(pr.d), pr.ldk) &&
+             all_finite<Ops>(pr.V, size_t(pr.n_k), size_t(pr.d_v), pr.ldv) &&
+             all_finite<Ops>(pr.out, size_t(pr.n_q), size_t(pr.d_v), size_t(pr.d_v)));
+    if (pr.passes & ~attention_passes::checks) attention_tiled<Ops>(pr, ws);
+    return;
+  }
   const bool inputs_finite = all_finite<Ops>(pr.Q, size_t(pr.n_q), size_t(pr.d), pr.ldq) &&
                              all_finite<Ops>(pr.K, size_t(pr.n_k), size_t(pr.d), pr.ldk) &&
                              all_finite<Ops>(pr.V, size_t(pr.n_k), size_t(pr.d_v), pr.ldv);
@@ -640,7 +656,8 @@ float effective_scale(const FastAttentionDesc& desc, int d) {
 
 template <class Ops>
 std::string attention_entry(const Mat& Q, const Mat& K, const Mat& V, const FastAttentionDesc& desc, Mat* out,
-                            Mat* weights, Warnings* warnings, FastAttentionWorkspace& ws) {
+                            Mat* weights, Warnings* warnings, FastAttentionWorkspace& ws,
+                            unsigned passes = attention_passes::all) {
   std::string problem = check_attention(Q, K, V, desc);
   if (!problem.empty()) {
     out->resize(0, 0);
@@ -651,7 +668,7 @@ std::string attention_entry(const Mat& Q, const Mat& K, const Mat& V, const Fast
   if (weights) weights->resize(n_q, n_k);
   const AttentionProblem pr{Q.data(), size_t(d), K.data(), size_t(d), V.data(), size_t(d_v), n_q, n_k, d, d_v,
                             effective_scale(desc, d), desc.causal, out->data(),
-                            weights ? weights->data() : nullptr};
+                            weights ? weights->data() : nullptr, passes};
   attention_checked<Ops>(pr, warnings, ws);
   return "";
 }
@@ -745,6 +762,12 @@ std::string fast_matmul_scalar(const Mat& A, const Mat& B, Mat* C, FastAttention
   FastAttentionWorkspace local;
   if (problem.empty()) matmul<ScalarOps>(A, B, C, workspace ? *workspace : local);
   return problem;
+}
+
+std::string fast_attention_passes(const Mat& Q, const Mat& K, const Mat& V, unsigned passes, Mat* out,
+                                  FastAttentionWorkspace& workspace) {
+  return attention_entry<SimdOps>(Q, K, V, FastAttentionDesc(), out, nullptr, nullptr, workspace,
+                                  passes & attention_passes::all);
 }
 
 void exp2_approx(const float* x, float* y, int count) { exp2_array<SimdOps>(x, y, count); }

@@ -3,7 +3,7 @@
 // by emcc, under node (with and without SIMD128); scripts/bench.mjs runs all
 // three, adds the JavaScript peers (ONNX Runtime Web, TF.js) and compares.
 //
-//   bench_attention [--out DIR] [--quick] [--shape N D | --machine-only | --training STEPS [--model NAME]...]
+//   bench_attention [--out DIR] [--quick] [--shape N D | --passes N D | --machine-only | --training STEPS [--model NAME]...]
 //     --out DIR       write DIR/inputs_n<N>_d<D>.f32 (the exact inputs, so peers
 //                     can compute on the same numbers; native build only) and
 //                     DIR/<build>/..._n<N>_d<D>.f32 (outputs, for the agreement check)
@@ -11,6 +11,8 @@
 //     --shape N D     only this case, no machine measurements (scripts/bench.mjs
 //                     runs every implementation case by case, so that a busy
 //                     machine slows all of them alike)
+//     --passes N D    only this case's attention, its passes timed one by one
+//                     (cumulatively: see print_pass_timings)
 //     --machine-only  only the clock and SIMD ceiling measurements
 //     --training STEPS  only training speed: every model of
 //                     attn::train::all_run_kinds(), default settings and seed,
@@ -233,6 +235,33 @@ void print_result(const char* build, const char* kind, const char* impl, int n, 
   std::fflush(stdout);
 }
 
+// Per-pass timing (--passes): the attention kernel with its passes switched on
+// one after another (attention_passes in fast_attention.h), so each pass's
+// cost is the difference between two consecutive lines. Passes read what
+// earlier passes wrote, so a pass alone would not be timed on its real data.
+void print_pass_timings(const char* build, int n, int d, const Inputs& in) {
+  namespace ap = attn::attention_passes;
+  struct Step { const char* name; unsigned passes; };
+  const Step steps[] = {
+      {"checks", ap::checks},
+      {"pack", ap::pack},
+      {"pack+scores", ap::pack | ap::scores},
+      {"pack+scores+softmax", ap::pack | ap::scores | ap::softmax},
+      {"pack+scores+softmax+weighted_sum", ap::pack | ap::scores | ap::softmax | ap::weighted_sum},
+      {"pack+scores+softmax+weighted_sum+normalise", ap::all & ~ap::checks},
+      {"all", ap::all},
+  };
+  attn::FastAttentionWorkspace ws;
+  Mat out;
+  for (const Step& step : steps) {
+    const Timing t = time_it([&] { attn::fast_attention_passes(in.Q, in.K, in.V, step.passes, &out, ws); });
+    std::printf("{\"kind\":\"passes\",\"build\":\"%s\",\"n\":%d,\"d\":%d,\"passes\":\"%s\",\"median_ms\":%.6f,"
+                "\"min_ms\":%.6f,\"samples\":%d,\"batch\":%d}\n",
+                build, n, d, step.name, t.median_ms, t.min_ms, t.samples, t.batch);
+    std::fflush(stdout);
+  }
+}
+
 // ---------------------------------------------------------------- 5 training speed
 // Steps per second of every model the lab trains, with the settings a lesson
 // starts from. last_loss is printed in full so the caller can see whether every
@@ -265,6 +294,7 @@ int main(int argc, char** argv) {
   std::string out_dir;
   bool machine = true, cases = true;
   int only_n = 0, only_d = 0, training_steps = 0;
+  bool passes = false;
   std::vector<std::string> only_models;  // --model: the training speeds of these only
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_dir = argv[++i];
@@ -274,6 +304,12 @@ int main(int argc, char** argv) {
       only_d = std::atoi(argv[++i]);
       machine = false;
     }
+    else if (!std::strcmp(argv[i], "--passes") && i + 2 < argc) {
+      only_n = std::atoi(argv[++i]);
+      only_d = std::atoi(argv[++i]);
+      machine = false;
+      passes = true;
+    }
     else if (!std::strcmp(argv[i], "--machine-only")) cases = false;
     else if (!std::strcmp(argv[i], "--training") && i + 1 < argc && std::atoi(argv[i + 1]) > 0) {
       training_steps = std::atoi(argv[++i]);
@@ -282,7 +318,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--model") && i + 1 < argc) only_models.push_back(argv[++i]);
     else {
       std::fprintf(stderr,
-                   "usage: bench_attention [--out DIR] [--quick] [--shape N D | --machine-only | --training STEPS [--model NAME]...]\n");
+                   "usage: bench_attention [--out DIR] [--quick] [--shape N D | --passes N D | --machine-only | --training STEPS [--model NAME]...]\n");
       return 2;
     }
   }
@@ -309,6 +345,10 @@ int main(int argc, char** argv) {
       std::printf("{\"kind\":\"inputs\",\"build\":\"%s\",\"n\":%d,\"d\":%d,\"checksum\":%.9g}\n", build, n, d,
                   checksum(in.Q) + checksum(in.K) + checksum(in.V) + checksum(in.X) + checksum(in.W_Q) +
                       checksum(in.W_K) + checksum(in.W_V));
+      if (passes) {
+        print_pass_timings(build, n, d, in);
+        continue;
+      }
       // Every fast call runs on one workspace, as a program calling the kernels
       // repeatedly would: after the warm-up no call allocates. (Without one, each
       // call allocated ~200 KiB of scratch at n = 256, d = 64, which glibc handed
