@@ -148,6 +148,21 @@ TEST_CASE("fast attention matches the reference for n_q != n_k and d_v != d") {
     for (bool causal : {false, true}) check_shape(s.n_q, s.n_k, s.d, s.d_v, causal, ++seed);
 }
 
+// Lengths at the kernels' edges: one query tile (4 rows in wasm and SSE, 8 with
+// AVX2) and one past it, a register tile of keys (8) and one past it, a key
+// block (64) and its neighbours, two blocks; widths that leave a partial vector
+// (5), exactly one register tile (8), and a d_v wider than d (40).
+TEST_CASE("fast attention matches the reference at tile and block edges") {
+  const int lengths[] = {4, 5, 8, 9, 63, 65, 127, 128, 129};
+  uint64_t seed = 700;
+  for (int n : lengths)
+    for (bool causal : {false, true}) {
+      check_shape(n, n, 8, 8, causal, ++seed);
+      check_shape(n, n + 1, 5, 40, causal, ++seed);
+      check_shape(n + 3, n, 32, 3, causal, ++seed);
+    }
+}
+
 TEST_CASE("fast attention: explicit scale, rows of weights sum to 1, causal weights are exactly 0 above the diagonal") {
   Rng rng(7);
   const Mat Q = random_mat(rng, 33, 16, 1.5f), K = random_mat(rng, 33, 16, 1.5f), V = random_mat(rng, 33, 16);
@@ -260,10 +275,10 @@ TEST_CASE("fast attention: non-finite input follows softmax.h's rules") {
 
 // ---------------------------------------------------------------- 5 matmul and self-attention
 TEST_CASE("fast matmul matches a naive double-precision product over the sweep") {
-  const int sizes[] = {1, 2, 3, 7, 16, 33, 64};
+  const int sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 16, 33, 64};
   Rng rng(12);
   for (int m : sizes)
-    for (int k : {1, 3, 16, 64})
+    for (int k : {1, 2, 3, 5, 16, 64})
       for (int n : sizes) {
         const Mat A = random_mat(rng, m, k), B = random_mat(rng, k, n);
         Mat expected(m, n);
@@ -284,7 +299,8 @@ TEST_CASE("fast matmul matches a naive double-precision product over the sweep")
 
 TEST_CASE("fast self-attention (both projection kernels, SIMD and scalar) matches the multi-head reference with h = 1") {
   struct Shape { int n, d_model, d_k, d_v; };
-  const Shape shapes[] = {{1, 4, 4, 4}, {7, 3, 5, 5}, {33, 16, 16, 16}, {64, 64, 64, 64}, {257, 16, 8, 8}};
+  const Shape shapes[] = {{1, 4, 4, 4},     {7, 3, 5, 5},      {33, 16, 16, 16}, {64, 64, 64, 64},
+                          {257, 16, 8, 8},  {65, 12, 12, 12},  {130, 64, 40, 40}, {9, 64, 3, 3}};
   uint64_t seed = 900;
   for (const Shape& s : shapes)
     for (bool causal : {false, true}) {
