@@ -30,8 +30,10 @@
 // emcc and native clang; GCC 12 has no per-loop switch.)
 #if defined(__clang__)
 #define ATTN_NO_AUTO_VECTORIZE _Pragma("clang loop vectorize(disable)")
+#define ATTN_NO_AUTO_VECTORIZE_OR_UNROLL _Pragma("clang loop vectorize(disable) unroll(disable)")
 #else
 #define ATTN_NO_AUTO_VECTORIZE
+#define ATTN_NO_AUTO_VECTORIZE_OR_UNROLL
 #endif
 
 namespace attn {
@@ -54,6 +56,12 @@ namespace {
 //   kColVecs: vectors per row of an attention register tile (R = W rows by
 //   kColVecs * W columns), chosen so the accumulators fit the registers.
 //
+//   kDepthUnroll: steps of a register tile's depth loop per iteration (section
+//   3). 1 in WebAssembly: V8 issues every load of a loop iteration before the
+//   arithmetic that uses it, so a second step's 6 loaded vectors, next to the
+//   8 accumulators, no longer fit in x86-64's 16 registers and the loop spills
+//   (docs/benchmarks.md, "Why the lead depended on the CPU").
+//
 //   pow2_from_rounded(t): for t = x + 1.5 * 2^23 with integer-valued k = t - 1.5 * 2^23,
 //   the bit pattern of t is 0x4B400000 + k. Shifting it left by 23 drops the
 //   constant (its low 9 bits are 0) and moves k into the exponent field; adding
@@ -68,7 +76,7 @@ namespace {
 // same trick made GCC keep the accumulators in memory, 5x slower; there the
 // one-lane variant may be partly auto-vectorised.)
 struct ScalarOps {
-  static constexpr int W = 1, kColVecs = 4;
+  static constexpr int W = 1, kColVecs = 4, kDepthUnroll = 2;
   using V = float;
   static V keep(V x) {
 #if defined(__wasm__)
@@ -100,7 +108,7 @@ struct ScalarOps {
 // WebAssembly SIMD128: 4 lanes. No fused multiply-add (that is relaxed-simd,
 // which Emscripten 3.1.6 does not have), so mul_add is a mul and an add.
 struct SimdOps {
-  static constexpr int W = 4, kColVecs = 2;
+  static constexpr int W = 4, kColVecs = 2, kDepthUnroll = 1;
   using V = v128_t;
   static V load(const float* p) { return wasm_v128_load(p); }
   static void store(float* p, V v) { wasm_v128_store(p, v); }
@@ -128,7 +136,7 @@ constexpr const char* kIsa = "wasm-simd128";
 #elif defined(__AVX2__)
 // AVX2: 8 lanes, with FMA when the target has it.
 struct SimdOps {
-  static constexpr int W = 8, kColVecs = 1;
+  static constexpr int W = 8, kColVecs = 1, kDepthUnroll = 2;
   using V = __m256;
   static V load(const float* p) { return _mm256_loadu_ps(p); }
   static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
@@ -171,7 +179,7 @@ constexpr const char* kIsa = "avx2";
 #elif defined(__SSE2__)
 // SSE2 (every x86-64): 4 lanes.
 struct SimdOps {
-  static constexpr int W = 4, kColVecs = 2;
+  static constexpr int W = 4, kColVecs = 2, kDepthUnroll = 2;
   using V = __m128;
   static V load(const float* p) { return _mm_loadu_ps(p); }
   static void store(float* p, V v) { _mm_storeu_ps(p, v); }
@@ -254,8 +262,8 @@ void exp2_array(const float* x, float* y, int count) {
 // time. Every product in this file is a loop over such a tile; MR*NV
 // accumulators plus NV B vectors and one broadcast stay within the 16 vector
 // registers of x86-64 (and of V8's code for wasm, which keeps one as scratch).
-// The depth loop is unrolled by 2 to halve the loop and (in V8) stack-check
-// overhead per multiply-add.
+// Natively the depth loop is unrolled by 2 to halve the loop overhead per
+// multiply-add; in WebAssembly it is not (kDepthUnroll, section 1).
 // Pointers are bumped by hand and constants are added to pointers, not to
 // indices: emcc runs LLVM without loop strength reduction, and this way each
 // step costs a couple of pointer adds while the constant offsets land in the
@@ -278,9 +286,12 @@ inline void tile_rows(const float* A, size_t lda, const float* B, size_t ldb, in
   };
   int p = 0;
   const float* B_p = B;
-  ATTN_NO_AUTO_VECTORIZE
-  for (; p + 2 <= depth; p += 2, B_p += 2 * ldb) step(p, B_p), step(p + 1, B_p + ldb);
-  if (p < depth) step(p, B_p);
+  if (Ops::kDepthUnroll == 2) {
+    ATTN_NO_AUTO_VECTORIZE
+    for (; p + 2 <= depth; p += 2, B_p += 2 * ldb) step(p, B_p), step(p + 1, B_p + ldb);
+  }
+  ATTN_NO_AUTO_VECTORIZE_OR_UNROLL
+  for (; p < depth; ++p, B_p += ldb) step(p, B_p);
 }
 
 // tile_interleaved: A stored step-major with the MR rows side by side,
@@ -301,9 +312,12 @@ inline void tile_interleaved(const float* A, const float* B, size_t ldb, int dep
   const float* A_p = A;
   const float* B_p = B;
   const float* const A_end = A + size_t(depth) * MR;
-  ATTN_NO_AUTO_VECTORIZE
-  for (; A_p + 2 * MR <= A_end; A_p += 2 * MR, B_p += 2 * ldb) step(A_p, B_p), step(A_p + MR, B_p + ldb);
-  if (A_p < A_end) step(A_p, B_p);
+  if (Ops::kDepthUnroll == 2) {
+    ATTN_NO_AUTO_VECTORIZE
+    for (; A_p + 2 * MR <= A_end; A_p += 2 * MR, B_p += 2 * ldb) step(A_p, B_p), step(A_p + MR, B_p + ldb);
+  }
+  ATTN_NO_AUTO_VECTORIZE_OR_UNROLL
+  for (; A_p < A_end; A_p += MR, B_p += ldb) step(A_p, B_p);
 }
 
 template <class Ops, int MR, int NV>
