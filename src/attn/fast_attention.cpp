@@ -408,43 +408,60 @@ constexpr float kLog2e = 1.44269504088896341f;
 // rows is one vector, and the max / exp / sum of pass 3 need no horizontal
 // reductions. The scores are stored key-major, S[j * R + r], which is also
 // the interleaved layout pass 4 reads the probabilities in.
+// The packed operands' shapes (pass 0), from the problem's.
 template <class Ops>
-void attention_tiled(const AttentionProblem& pr, FastAttentionWorkspace& ws) {
-  using V = typename Ops::V;
-  constexpr int W = Ops::W, R = Ops::W, NV = Ops::kColVecs, TW = NV * W;  // tile: R rows x TW columns
-  const int n_q = pr.n_q, n_k = pr.n_k, d = pr.d, d_v = pr.d_v;
-  const int n_q_pad = round_up(n_q, R), d_v_pad = round_up(d_v, TW);
-  const int key_block = std::min(kKeyBlock, round_up(n_k, TW));  // fewer keys than a block: a smaller one
-  const int blocks = (n_k + key_block - 1) / key_block;
-  const float neg_inf = -std::numeric_limits<float>::infinity();
+struct PackedShape {
+  static constexpr int W = Ops::W, R = Ops::W, NV = Ops::kColVecs, TW = NV * W;  // tile: R rows x TW columns
+  int n_q_pad, d_v_pad, key_block, blocks;
+  PackedShape(int n_q, int n_k, int d_v)
+      : n_q_pad(round_up(n_q, R)), d_v_pad(round_up(d_v, TW)),
+        key_block(std::min(kKeyBlock, round_up(n_k, TW))),  // fewer keys than a block: a smaller one
+        blocks((n_k + key_block - 1) / key_block) {}
+  size_t q_size(int d) const { return size_t(n_q_pad) * size_t(d); }
+  size_t k_size(int d) const { return size_t(blocks) * size_t(d) * size_t(key_block); }
+  size_t v_size(int n_k) const { return size_t(n_k) * size_t(d_v_pad); }
+};
 
-  // Pass 0: pack the inputs into the layouts the register tiles read.
-  // Qp: n_q_pad / R tiles of (d, R), interleaved, times scale * log2(e): the
-  // scores then come out in base 2, so the softmax uses exp2 with no multiply
-  // per score. Rows past n_q are 0.
-  const bool pack = pr.passes & attention_passes::pack;
+// Pass 0: pack the inputs into the layouts the register tiles read.
+// Qp: n_q_pad / R tiles of (d, R), interleaved, times scale * log2(e): the
+// scores then come out in base 2, so the softmax uses exp2 with no multiply
+// per score. Rows past n_q are 0.
+// Kt: blocks of (d, key_block), K transposed one block at a time so a tile
+// reads TW consecutive keys per step; keys past n_k are 0 (masked in pass 2).
+// Vp (n_k, d_v_pad): V with its columns zero-padded to whole tiles.
+template <class Ops>
+void pack_attention_inputs(const AttentionProblem& pr, const PackedShape<Ops>& g, FastAttentionWorkspace& ws) {
+  constexpr int R = PackedShape<Ops>::R;
+  const int d = pr.d;
   std::vector<float>& Qp = ws.q_tiles;
-  if (pack) Qp.assign(size_t(n_q_pad) * d, 0.0f);
-  else Qp.resize(size_t(n_q_pad) * d);
+  Qp.assign(g.q_size(d), 0.0f);
   const float q_factor = pr.scale * kLog2e;
-  for (int i = 0; pack && i < n_q; ++i) {
+  for (int i = 0; i < pr.n_q; ++i) {
     float* tile = &Qp[size_t(i / R) * d * R] + (i % R);
     ATTN_NO_AUTO_VECTORIZE
     for (int c = 0; c < d; ++c) tile[size_t(c) * R] = pr.Q[size_t(i) * pr.ldq + c] * q_factor;
   }
-  // Kt: blocks of (d, key_block), K transposed one block at a time so a tile
-  // reads TW consecutive keys per step; keys past n_k are 0 (masked in pass 2).
   std::vector<float>& Kt = ws.k_panels;
-  if (pack) Kt.assign(size_t(blocks) * d * key_block, 0.0f);
-  else Kt.resize(size_t(blocks) * d * key_block);
-  for (int j = 0; pack && j < n_k; ++j) {
-    float* panel = &Kt[size_t(j / key_block) * d * key_block] + (j % key_block);
+  Kt.assign(g.k_size(d), 0.0f);
+  for (int j = 0; j < pr.n_k; ++j) {
+    float* panel = &Kt[size_t(j / g.key_block) * d * g.key_block] + (j % g.key_block);
     ATTN_NO_AUTO_VECTORIZE
-    for (int c = 0; c < d; ++c) panel[size_t(c) * key_block] = pr.K[size_t(j) * pr.ldk + c];
+    for (int c = 0; c < d; ++c) panel[size_t(c) * g.key_block] = pr.K[size_t(j) * pr.ldk + c];
   }
-  // Vp (n_k, d_v_pad): V with its columns zero-padded to whole tiles.
-  if (pack) pack_columns(pr.V, pr.ldv, n_k, d_v, d_v_pad, &ws.v_padded);
-  else ws.v_padded.resize(size_t(n_k) * d_v_pad);
+  pack_columns(pr.V, pr.ldv, pr.n_k, pr.d_v, g.d_v_pad, &ws.v_padded);
+}
+
+// Passes 1-6 on the packed operands in ws (pass 0 or a fused projection wrote
+// them); pr.Q, pr.K and pr.V are not read.
+template <class Ops>
+void attend_packed(const AttentionProblem& pr, const PackedShape<Ops>& g, FastAttentionWorkspace& ws) {
+  using V = typename Ops::V;
+  constexpr int W = Ops::W, R = Ops::W, NV = Ops::kColVecs, TW = NV * W;  // tile: R rows x TW columns
+  const int n_q = pr.n_q, n_k = pr.n_k, d = pr.d, d_v = pr.d_v;
+  const int d_v_pad = g.d_v_pad, key_block = g.key_block;
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  const std::vector<float>& Qp = ws.q_tiles;
+  const std::vector<float>& Kt = ws.k_panels;
   const std::vector<float>& Vp = ws.v_padded;
 
   // Per query tile: S (kKeyBlock, R) scores then probabilities, key-major, and
@@ -573,6 +590,87 @@ void attention_tiled(const AttentionProblem& pr, FastAttentionWorkspace& ws) {
   }
 }
 
+// Pass 0, then passes 1-6. (With per-pass timing and pass 0 off, the
+// buffers keep what they held: the timing then runs on the packing of the
+// run before.)
+template <class Ops>
+void attention_tiled(const AttentionProblem& pr, FastAttentionWorkspace& ws) {
+  const PackedShape<Ops> g(pr.n_q, pr.n_k, pr.d_v);
+  if (pr.passes & attention_passes::pack) {
+    pack_attention_inputs<Ops>(pr, g, ws);
+  } else {
+    ws.q_tiles.resize(g.q_size(pr.d));
+    ws.k_panels.resize(g.k_size(pr.d));
+    ws.v_padded.resize(g.v_size(pr.n_k));
+  }
+  attend_packed<Ops>(pr, g, ws);
+}
+
+// Self-attention's projections fused into pass 0: the product
+// X (n, d_model) [W_Q | W_K | W_V] writes each register tile straight into the
+// packed layout attend_packed reads -- Q's columns transposed into the query
+// tiles and scaled, K's transposed into the key panels, V's rows as they are --
+// so Q, K and V never exist row-major, and neither does the (n, 2 d_k + d_v)
+// product nor a second pass that packs it. Each segment of [W_Q | W_K | W_V]
+// is zero-padded to whole register tiles, so no tile straddles two. Every
+// element sums the same terms in the same order as matmul_packed, so Qp, Kt
+// and Vp hold exactly the bits pack_attention_inputs makes from its product.
+template <class Ops>
+void project_packed(const Mat& X, const SelfAttentionWeights& w, float q_factor, const PackedShape<Ops>& g,
+                    FastAttentionWorkspace& ws) {
+  using V = typename Ops::V;
+  constexpr int W = Ops::W, R = Ops::W, NV = Ops::kColVecs, TW = NV * W;
+  const int n = int(X.rows()), d_model = int(X.cols()), d_k = int(w.W_Q.cols()), d_v = int(w.W_V.cols());
+  const int dk_pad = round_up(d_k, TW), width_pad = 2 * dk_pad + g.d_v_pad, kb = g.key_block;
+  std::vector<float>& Wp = ws.w_packed;  // (d_model, width_pad): [W_Q 0 | W_K 0 | W_V 0]
+  Wp.assign(size_t(d_model) * width_pad, 0.0f);
+  for (int p = 0; p < d_model; ++p) {
+    float* row = &Wp[size_t(p) * width_pad];
+    std::memcpy(row, w.W_Q.row(p).data(), sizeof(float) * size_t(d_k));
+    std::memcpy(row + dk_pad, w.W_K.row(p).data(), sizeof(float) * size_t(d_k));
+    std::memcpy(row + 2 * dk_pad, w.W_V.row(p).data(), sizeof(float) * size_t(d_v));
+  }
+  // Every element of Qp and Vp is written below (rows past n from zero rows of
+  // X); Kt's keys past the last row tile must be 0.
+  ws.q_tiles.resize(g.q_size(d_k));
+  ws.k_panels.assign(g.k_size(d_k), 0.0f);
+  ws.v_padded.resize(g.v_size(n));
+  float* const Qp = ws.q_tiles.data();
+  float* const Kt = ws.k_panels.data();
+  float* const Vp = ws.v_padded.data();
+  const V factor = Ops::splat(q_factor);
+  for (int i0 = 0; i0 < n; i0 += R) {
+    const float* A = X.data() + size_t(i0) * d_model;
+    if (i0 + R > n) {  // the last rows, fewer than a tile: zero-padded to one
+      ws.qkv.assign(size_t(R) * d_model, 0.0f);
+      std::memcpy(ws.qkv.data(), A, sizeof(float) * size_t(n - i0) * d_model);
+      A = ws.qkv.data();
+    }
+    for (int jc = 0; jc < width_pad; jc += TW) {
+      V acc[R][NV];
+      tile_zero<Ops, R, NV>(acc);
+      tile_rows<Ops, R, NV>(A, size_t(d_model), &Wp[size_t(jc)], size_t(width_pad), d_model, acc);
+      if (jc >= 2 * dk_pad) {  // V: rows as they are
+        for (int r = 0; r < std::min(R, n - i0); ++r)
+          for (int v = 0; v < NV; ++v) Ops::store(Vp + size_t(i0 + r) * g.d_v_pad + (jc - 2 * dk_pad) + v * W, acc[r][v]);
+        continue;
+      }
+      const bool is_q = jc < dk_pad;
+      for (int v = 0; v < NV; ++v) {
+        V block[W];
+        for (int r = 0; r < R; ++r) block[r] = acc[r][v];
+        Ops::transpose(block);  // block[k]: column c of the segment, one lane per row i0 .. i0 + R - 1
+        for (int k = 0; k < W; ++k) {
+          const int c = (is_q ? jc : jc - dk_pad) + v * W + k;
+          if (c >= d_k) break;
+          if (is_q) Ops::store(Qp + size_t(i0 / R) * d_k * R + size_t(c) * R, Ops::mul(block[k], factor));
+          else Ops::store(Kt + size_t(i0 / kb) * d_k * kb + size_t(c) * kb + (i0 % kb), block[k]);
+        }
+      }
+    }
+  }
+}
+
 // ---------------------------------------------------------------- 6 the exact fallback path
 // For non-finite inputs and overflowing scores: scores in double (rounded to
 // float, so an overflow becomes +-inf), softmax.h's masked_softmax for the
@@ -688,6 +786,10 @@ std::string attention_entry(const Mat& Q, const Mat& K, const Mat& V, const Fast
 }
 
 template <class Ops>
+std::string self_attention_unfused(const Mat& X, const SelfAttentionWeights& w, const FastSelfAttentionDesc& desc,
+                                   Mat* out, Warnings* warnings, FastAttentionWorkspace& ws);
+
+template <class Ops>
 std::string self_attention_entry(const Mat& X, const SelfAttentionWeights& w, const FastSelfAttentionDesc& desc,
                                  Mat* out, Warnings* warnings, FastAttentionWorkspace& ws) {
   const Eigen::Index d_model = X.cols(), d_k = w.W_Q.cols(), d_v = w.W_V.cols();
@@ -709,8 +811,31 @@ std::string self_attention_entry(const Mat& X, const SelfAttentionWeights& w, co
     ws.V.noalias() = X * w.W_V;  // (n, d_v)
     return attention_entry<Ops>(ws.Q, ws.K, ws.V, desc.attention, out, nullptr, warnings, ws);
   }
-  // One product X (n, d_model) [W_Q | W_K | W_V] (d_model, 2 d_k + d_v), packed
-  // straight from the three matrices; Q, K and V are then column ranges of QKV.
+  // The projections fused into pass 0 (project_packed). When a packed operand
+  // or the output is not finite, the unfused path below takes over: its checks
+  // and exact fallback give softmax.h's rules and the warnings.
+  const int n = int(X.rows());
+  const PackedShape<Ops> g(n, n, int(d_v));
+  const float scale = effective_scale(desc.attention, int(d_k));
+  project_packed<Ops>(X, w, scale * kLog2e, g, ws);
+  out->resize(n, d_v);
+  const AttentionProblem fused{nullptr, 0, nullptr, 0, nullptr, 0, n, n, int(d_k), int(d_v),
+                               scale, desc.attention.causal, out->data(), nullptr};
+  auto finite = [](const std::vector<float>& x) { return all_finite<Ops>(x.data(), 1, x.size(), x.size()); };
+  if (finite(ws.q_tiles) && finite(ws.k_panels) && finite(ws.v_padded)) {
+    attend_packed<Ops>(fused, g, ws);
+    if (all_finite<Ops>(out->data(), size_t(n), size_t(d_v), size_t(d_v))) return "";
+  }
+  return self_attention_unfused<Ops>(X, w, desc, out, warnings, ws);
+}
+
+// One product X (n, d_model) [W_Q | W_K | W_V] (d_model, 2 d_k + d_v), packed
+// straight from the three matrices; Q, K and V are then column ranges of QKV,
+// and attention_checked packs them.
+template <class Ops>
+std::string self_attention_unfused(const Mat& X, const SelfAttentionWeights& w, const FastSelfAttentionDesc& desc,
+                                   Mat* out, Warnings* warnings, FastAttentionWorkspace& ws) {
+  const Eigen::Index d_model = X.cols(), d_k = w.W_Q.cols(), d_v = w.W_V.cols();
   const int n = int(X.rows()), width = int(2 * d_k + d_v), width_pad = round_up(width, 2 * Ops::W);
   std::vector<float>& Wp = ws.w_packed;  // (d_model, width_pad)
   Wp.assign(size_t(d_model) * width_pad, 0.0f);

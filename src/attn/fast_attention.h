@@ -95,7 +95,10 @@ struct SelfAttentionWeights {
 };
 
 enum class ProjectionKernel {
-  fast,   // fast_matmul below, one product X [W_Q | W_K | W_V]
+  fast,   // fast_matmul's register tiles, one product X [W_Q | W_K | W_V] fused into the
+          // attention's packing: each tile is written straight into the layouts the
+          // attention passes read, so Q, K and V are never stored row-major (the same
+          // bits as fast_matmul's three products followed by fast_attention)
   eigen   // Eigen's own product, three of them
 };
 

@@ -331,6 +331,53 @@ TEST_CASE("fast self-attention (both projection kernels, SIMD and scalar) matche
     }
 }
 
+// The fused projections (project_packed) sum every element of Q, K and V in the
+// order fast_matmul does, so self-attention is bit for bit fast_matmul's three
+// projections followed by fast_attention; and a non-finite X still reaches the
+// exact path with its warning.
+TEST_CASE("fast self-attention with fused projections: the same bits as fast_matmul then fast_attention") {
+  struct Shape { int n, d_model, d_k, d_v; };
+  const Shape shapes[] = {{1, 4, 4, 4}, {5, 3, 5, 7}, {64, 64, 64, 64}, {65, 12, 12, 20}, {130, 64, 40, 24}, {257, 16, 8, 8}};
+  uint64_t seed = 1200;
+  for (const Shape& s : shapes)
+    for (bool causal : {false, true})
+      for (bool scalar : {false, true}) {
+        Rng rng(++seed);
+        const Mat X = random_mat(rng, s.n, s.d_model);
+        const float limit = 1.0f / std::sqrt(float(s.d_model));
+        const SelfAttentionWeights w{random_mat(rng, s.d_model, s.d_k, limit), random_mat(rng, s.d_model, s.d_k, limit),
+                                     random_mat(rng, s.d_model, s.d_v, limit)};
+        auto product = scalar ? fast_matmul_scalar : fast_matmul;
+        Mat Q, K, V, expected, out;
+        REQUIRE(product(X, w.W_Q, &Q, nullptr) == "");
+        REQUIRE(product(X, w.W_K, &K, nullptr) == "");
+        REQUIRE(product(X, w.W_V, &V, nullptr) == "");
+        FastSelfAttentionDesc desc;
+        desc.attention.causal = causal;
+        desc.projection = ProjectionKernel::fast;
+        desc.scalar = scalar;
+        REQUIRE((scalar ? fast_attention_scalar : fast_attention)(Q, K, V, desc.attention, &expected, nullptr, nullptr,
+                                                                  nullptr) == "");
+        REQUIRE(fast_self_attention(X, w, desc, &out) == "");
+        REQUIRE(out.rows() == expected.rows());
+        REQUIRE(out.cols() == expected.cols());
+        CHECK_MESSAGE(std::memcmp(out.data(), expected.data(), sizeof(float) * size_t(out.size())) == 0,
+                      "n=" << s.n << " d_model=" << s.d_model << " d_k=" << s.d_k << " d_v=" << s.d_v
+                           << (causal ? " causal" : "") << (scalar ? " scalar" : ""));
+      }
+
+  Rng rng(1299);
+  Mat X = random_mat(rng, 9, 8);
+  X(4, 2) = std::numeric_limits<float>::quiet_NaN();
+  const SelfAttentionWeights w{random_mat(rng, 8, 8), random_mat(rng, 8, 8), random_mat(rng, 8, 8)};
+  Mat out;
+  Warnings warnings;
+  FastSelfAttentionDesc desc;
+  desc.projection = ProjectionKernel::fast;
+  REQUIRE(fast_self_attention(X, w, desc, &out, &warnings) == "");
+  CHECK(contains(warnings, "not all finite"));
+}
+
 // ---------------------------------------------------------------- 6 workspace reuse
 namespace {
 // Same shape and the same bits: a workspace may change where the scratch lives,
