@@ -429,25 +429,46 @@ struct PackedShape {
 // Kt: blocks of (d, key_block), K transposed one block at a time so a tile
 // reads TW consecutive keys per step; keys past n_k are 0 (masked in pass 2).
 // Vp (n_k, d_v_pad): V with its columns zero-padded to whole tiles.
+//
+// Both transposes go W rows x W columns at a time through Ops::transpose
+// (whole rows of W consecutive rows and columns; the rest one element at a
+// time), so packing costs about a load, a shuffle and a store per W elements.
+template <class Ops>
+void transpose_rows(const float* src, size_t ld, int rows, int cols, float factor, bool scaled, float* dst,
+                    size_t dst_ld, size_t dst_step) {
+  // dst[c * dst_ld + r] = src[r * ld + c] (* factor), r < rows, c < cols; rows
+  // r0 .. r0 + W - 1 land at dst + (r0 / W) * dst_step (consecutive there).
+  using V = typename Ops::V;
+  constexpr int W = Ops::W;
+  const V f = Ops::splat(factor);
+  for (int r0 = 0; r0 < rows; r0 += W) {
+    float* out = dst + size_t(r0 / W) * dst_step;
+    int c = 0;
+    if (r0 + W <= rows)
+      for (; c + W <= cols; c += W) {
+        V block[W];
+        for (int r = 0; r < W; ++r) block[r] = Ops::load(src + size_t(r0 + r) * ld + c);
+        Ops::transpose(block);  // block[k]: column c + k of rows r0 .. r0 + W - 1
+        for (int k = 0; k < W; ++k) Ops::store(out + size_t(c + k) * dst_ld, scaled ? Ops::mul(block[k], f) : block[k]);
+      }
+    for (int r = r0; r < std::min(rows, r0 + W); ++r)
+      for (int cc = c; cc < cols; ++cc) {
+        const float x = src[size_t(r) * ld + cc];
+        out[size_t(cc) * dst_ld + (r - r0)] = scaled ? x * factor : x;
+      }
+  }
+}
+
 template <class Ops>
 void pack_attention_inputs(const AttentionProblem& pr, const PackedShape<Ops>& g, FastAttentionWorkspace& ws) {
   constexpr int R = PackedShape<Ops>::R;
-  const int d = pr.d;
-  std::vector<float>& Qp = ws.q_tiles;
-  Qp.assign(g.q_size(d), 0.0f);
-  const float q_factor = pr.scale * kLog2e;
-  for (int i = 0; i < pr.n_q; ++i) {
-    float* tile = &Qp[size_t(i / R) * d * R] + (i % R);
-    ATTN_NO_AUTO_VECTORIZE
-    for (int c = 0; c < d; ++c) tile[size_t(c) * R] = pr.Q[size_t(i) * pr.ldq + c] * q_factor;
-  }
-  std::vector<float>& Kt = ws.k_panels;
-  Kt.assign(g.k_size(d), 0.0f);
-  for (int j = 0; j < pr.n_k; ++j) {
-    float* panel = &Kt[size_t(j / g.key_block) * d * g.key_block] + (j % g.key_block);
-    ATTN_NO_AUTO_VECTORIZE
-    for (int c = 0; c < d; ++c) panel[size_t(c) * g.key_block] = pr.K[size_t(j) * pr.ldk + c];
-  }
+  const int d = pr.d, kb = g.key_block;
+  ws.q_tiles.assign(g.q_size(d), 0.0f);
+  transpose_rows<Ops>(pr.Q, pr.ldq, pr.n_q, d, pr.scale * kLog2e, true, ws.q_tiles.data(), R, size_t(d) * R);
+  ws.k_panels.assign(g.k_size(d), 0.0f);
+  for (int j0 = 0; j0 < pr.n_k; j0 += kb)  // one key block (a multiple of W keys) at a time
+    transpose_rows<Ops>(pr.K + size_t(j0) * pr.ldk, pr.ldk, std::min(kb, pr.n_k - j0), d, 1.0f, false,
+                        &ws.k_panels[size_t(j0 / kb) * d * kb], size_t(kb), Ops::W);
   pack_columns(pr.V, pr.ldv, pr.n_k, pr.d_v, g.d_v_pad, &ws.v_padded);
 }
 
