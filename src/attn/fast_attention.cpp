@@ -30,8 +30,10 @@
 // emcc and native clang; GCC 12 has no per-loop switch.)
 #if defined(__clang__)
 #define ATTN_NO_AUTO_VECTORIZE _Pragma("clang loop vectorize(disable)")
+#define ATTN_NO_AUTO_VECTORIZE_OR_UNROLL _Pragma("clang loop vectorize(disable) unroll(disable)")
 #else
 #define ATTN_NO_AUTO_VECTORIZE
+#define ATTN_NO_AUTO_VECTORIZE_OR_UNROLL
 #endif
 
 namespace attn {
@@ -54,6 +56,12 @@ namespace {
 //   kColVecs: vectors per row of an attention register tile (R = W rows by
 //   kColVecs * W columns), chosen so the accumulators fit the registers.
 //
+//   kDepthUnroll: steps of a register tile's depth loop per iteration (section
+//   3). 1 in WebAssembly: V8 issues every load of a loop iteration before the
+//   arithmetic that uses it, so a second step's 6 loaded vectors, next to the
+//   8 accumulators, no longer fit in x86-64's 16 registers and the loop spills
+//   (docs/benchmarks.md, "Why the lead depended on the CPU").
+//
 //   pow2_from_rounded(t): for t = x + 1.5 * 2^23 with integer-valued k = t - 1.5 * 2^23,
 //   the bit pattern of t is 0x4B400000 + k. Shifting it left by 23 drops the
 //   constant (its low 9 bits are 0) and moves k into the exponent field; adding
@@ -68,7 +76,7 @@ namespace {
 // same trick made GCC keep the accumulators in memory, 5x slower; there the
 // one-lane variant may be partly auto-vectorised.)
 struct ScalarOps {
-  static constexpr int W = 1, kColVecs = 4;
+  static constexpr int W = 1, kColVecs = 4, kDepthUnroll = 2;
   using V = float;
   static V keep(V x) {
 #if defined(__wasm__)
@@ -100,7 +108,7 @@ struct ScalarOps {
 // WebAssembly SIMD128: 4 lanes. No fused multiply-add (that is relaxed-simd,
 // which Emscripten 3.1.6 does not have), so mul_add is a mul and an add.
 struct SimdOps {
-  static constexpr int W = 4, kColVecs = 2;
+  static constexpr int W = 4, kColVecs = 2, kDepthUnroll = 1;
   using V = v128_t;
   static V load(const float* p) { return wasm_v128_load(p); }
   static void store(float* p, V v) { wasm_v128_store(p, v); }
@@ -128,7 +136,7 @@ constexpr const char* kIsa = "wasm-simd128";
 #elif defined(__AVX2__)
 // AVX2: 8 lanes, with FMA when the target has it.
 struct SimdOps {
-  static constexpr int W = 8, kColVecs = 1;
+  static constexpr int W = 8, kColVecs = 1, kDepthUnroll = 2;
   using V = __m256;
   static V load(const float* p) { return _mm256_loadu_ps(p); }
   static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
@@ -171,7 +179,7 @@ constexpr const char* kIsa = "avx2";
 #elif defined(__SSE2__)
 // SSE2 (every x86-64): 4 lanes.
 struct SimdOps {
-  static constexpr int W = 4, kColVecs = 2;
+  static constexpr int W = 4, kColVecs = 2, kDepthUnroll = 2;
   using V = __m128;
   static V load(const float* p) { return _mm_loadu_ps(p); }
   static void store(float* p, V v) { _mm_storeu_ps(p, v); }
@@ -254,8 +262,8 @@ void exp2_array(const float* x, float* y, int count) {
 // time. Every product in this file is a loop over such a tile; MR*NV
 // accumulators plus NV B vectors and one broadcast stay within the 16 vector
 // registers of x86-64 (and of V8's code for wasm, which keeps one as scratch).
-// The depth loop is unrolled by 2 to halve the loop and (in V8) stack-check
-// overhead per multiply-add.
+// Natively the depth loop is unrolled by 2 to halve the loop overhead per
+// multiply-add; in WebAssembly it is not (kDepthUnroll, section 1).
 // Pointers are bumped by hand and constants are added to pointers, not to
 // indices: emcc runs LLVM without loop strength reduction, and this way each
 // step costs a couple of pointer adds while the constant offsets land in the
@@ -278,9 +286,12 @@ inline void tile_rows(const float* A, size_t lda, const float* B, size_t ldb, in
   };
   int p = 0;
   const float* B_p = B;
-  ATTN_NO_AUTO_VECTORIZE
-  for (; p + 2 <= depth; p += 2, B_p += 2 * ldb) step(p, B_p), step(p + 1, B_p + ldb);
-  if (p < depth) step(p, B_p);
+  if (Ops::kDepthUnroll == 2) {
+    ATTN_NO_AUTO_VECTORIZE
+    for (; p + 2 <= depth; p += 2, B_p += 2 * ldb) step(p, B_p), step(p + 1, B_p + ldb);
+  }
+  ATTN_NO_AUTO_VECTORIZE_OR_UNROLL
+  for (; p < depth; ++p, B_p += ldb) step(p, B_p);
 }
 
 // tile_interleaved: A stored step-major with the MR rows side by side,
@@ -301,9 +312,12 @@ inline void tile_interleaved(const float* A, const float* B, size_t ldb, int dep
   const float* A_p = A;
   const float* B_p = B;
   const float* const A_end = A + size_t(depth) * MR;
-  ATTN_NO_AUTO_VECTORIZE
-  for (; A_p + 2 * MR <= A_end; A_p += 2 * MR, B_p += 2 * ldb) step(A_p, B_p), step(A_p + MR, B_p + ldb);
-  if (A_p < A_end) step(A_p, B_p);
+  if (Ops::kDepthUnroll == 2) {
+    ATTN_NO_AUTO_VECTORIZE
+    for (; A_p + 2 * MR <= A_end; A_p += 2 * MR, B_p += 2 * ldb) step(A_p, B_p), step(A_p + MR, B_p + ldb);
+  }
+  ATTN_NO_AUTO_VECTORIZE_OR_UNROLL
+  for (; A_p < A_end; A_p += MR, B_p += ldb) step(A_p, B_p);
 }
 
 template <class Ops, int MR, int NV>
@@ -378,6 +392,7 @@ struct AttentionProblem {
   bool causal;
   float* out;      // (n_q, d_v), row stride d_v
   float* weights;  // (n_q, n_k), row stride n_k; null = not wanted
+  unsigned passes = attention_passes::all;  // fewer only for per-pass timing (the output is then meaningless)
 };
 
 // Block sizes: for d = 64 a key block of K^T (16 KiB) plus its rows of V (16 KiB)
@@ -393,39 +408,81 @@ constexpr float kLog2e = 1.44269504088896341f;
 // rows is one vector, and the max / exp / sum of pass 3 need no horizontal
 // reductions. The scores are stored key-major, S[j * R + r], which is also
 // the interleaved layout pass 4 reads the probabilities in.
+// The packed operands' shapes (pass 0), from the problem's.
 template <class Ops>
-void attention_tiled(const AttentionProblem& pr, FastAttentionWorkspace& ws) {
+struct PackedShape {
+  static constexpr int W = Ops::W, R = Ops::W, NV = Ops::kColVecs, TW = NV * W;  // tile: R rows x TW columns
+  int n_q_pad, d_v_pad, key_block, blocks;
+  PackedShape(int n_q, int n_k, int d_v)
+      : n_q_pad(round_up(n_q, R)), d_v_pad(round_up(d_v, TW)),
+        key_block(std::min(kKeyBlock, round_up(n_k, TW))),  // fewer keys than a block: a smaller one
+        blocks((n_k + key_block - 1) / key_block) {}
+  size_t q_size(int d) const { return size_t(n_q_pad) * size_t(d); }
+  size_t k_size(int d) const { return size_t(blocks) * size_t(d) * size_t(key_block); }
+  size_t v_size(int n_k) const { return size_t(n_k) * size_t(d_v_pad); }
+};
+
+// Pass 0: pack the inputs into the layouts the register tiles read.
+// Qp: n_q_pad / R tiles of (d, R), interleaved, times scale * log2(e): the
+// scores then come out in base 2, so the softmax uses exp2 with no multiply
+// per score. Rows past n_q are 0.
+// Kt: blocks of (d, key_block), K transposed one block at a time so a tile
+// reads TW consecutive keys per step; keys past n_k are 0 (masked in pass 2).
+// Vp (n_k, d_v_pad): V with its columns zero-padded to whole tiles.
+//
+// Both transposes go W rows x W columns at a time through Ops::transpose
+// (whole rows of W consecutive rows and columns; the rest one element at a
+// time), so packing costs about a load, a shuffle and a store per W elements.
+template <class Ops>
+void transpose_rows(const float* src, size_t ld, int rows, int cols, float factor, bool scaled, float* dst,
+                    size_t dst_ld, size_t dst_step) {
+  // dst[c * dst_ld + r] = src[r * ld + c] (* factor), r < rows, c < cols; rows
+  // r0 .. r0 + W - 1 land at dst + (r0 / W) * dst_step (consecutive there).
+  using V = typename Ops::V;
+  constexpr int W = Ops::W;
+  const V f = Ops::splat(factor);
+  for (int r0 = 0; r0 < rows; r0 += W) {
+    float* out = dst + size_t(r0 / W) * dst_step;
+    int c = 0;
+    if (r0 + W <= rows)
+      for (; c + W <= cols; c += W) {
+        V block[W];
+        for (int r = 0; r < W; ++r) block[r] = Ops::load(src + size_t(r0 + r) * ld + c);
+        Ops::transpose(block);  // block[k]: column c + k of rows r0 .. r0 + W - 1
+        for (int k = 0; k < W; ++k) Ops::store(out + size_t(c + k) * dst_ld, scaled ? Ops::mul(block[k], f) : block[k]);
+      }
+    for (int r = r0; r < std::min(rows, r0 + W); ++r)
+      for (int cc = c; cc < cols; ++cc) {
+        const float x = src[size_t(r) * ld + cc];
+        out[size_t(cc) * dst_ld + (r - r0)] = scaled ? x * factor : x;
+      }
+  }
+}
+
+template <class Ops>
+void pack_attention_inputs(const AttentionProblem& pr, const PackedShape<Ops>& g, FastAttentionWorkspace& ws) {
+  constexpr int R = PackedShape<Ops>::R;
+  const int d = pr.d, kb = g.key_block;
+  ws.q_tiles.assign(g.q_size(d), 0.0f);
+  transpose_rows<Ops>(pr.Q, pr.ldq, pr.n_q, d, pr.scale * kLog2e, true, ws.q_tiles.data(), R, size_t(d) * R);
+  ws.k_panels.assign(g.k_size(d), 0.0f);
+  for (int j0 = 0; j0 < pr.n_k; j0 += kb)  // one key block (a multiple of W keys) at a time
+    transpose_rows<Ops>(pr.K + size_t(j0) * pr.ldk, pr.ldk, std::min(kb, pr.n_k - j0), d, 1.0f, false,
+                        &ws.k_panels[size_t(j0 / kb) * d * kb], size_t(kb), Ops::W);
+  pack_columns(pr.V, pr.ldv, pr.n_k, pr.d_v, g.d_v_pad, &ws.v_padded);
+}
+
+// Passes 1-6 on the packed operands in ws (pass 0 or a fused projection wrote
+// them); pr.Q, pr.K and pr.V are not read.
+template <class Ops>
+void attend_packed(const AttentionProblem& pr, const PackedShape<Ops>& g, FastAttentionWorkspace& ws) {
   using V = typename Ops::V;
   constexpr int W = Ops::W, R = Ops::W, NV = Ops::kColVecs, TW = NV * W;  // tile: R rows x TW columns
   const int n_q = pr.n_q, n_k = pr.n_k, d = pr.d, d_v = pr.d_v;
-  const int n_q_pad = round_up(n_q, R), d_v_pad = round_up(d_v, TW);
-  const int key_block = std::min(kKeyBlock, round_up(n_k, TW));  // fewer keys than a block: a smaller one
-  const int blocks = (n_k + key_block - 1) / key_block;
+  const int d_v_pad = g.d_v_pad, key_block = g.key_block;
   const float neg_inf = -std::numeric_limits<float>::infinity();
-
-  // Pass 0: pack the inputs into the layouts the register tiles read.
-  // Qp: n_q_pad / R tiles of (d, R), interleaved, times scale * log2(e): the
-  // scores then come out in base 2, so the softmax uses exp2 with no multiply
-  // per score. Rows past n_q are 0.
-  std::vector<float>& Qp = ws.q_tiles;
-  Qp.assign(size_t(n_q_pad) * d, 0.0f);
-  const float q_factor = pr.scale * kLog2e;
-  for (int i = 0; i < n_q; ++i) {
-    float* tile = &Qp[size_t(i / R) * d * R] + (i % R);
-    ATTN_NO_AUTO_VECTORIZE
-    for (int c = 0; c < d; ++c) tile[size_t(c) * R] = pr.Q[size_t(i) * pr.ldq + c] * q_factor;
-  }
-  // Kt: blocks of (d, key_block), K transposed one block at a time so a tile
-  // reads TW consecutive keys per step; keys past n_k are 0 (masked in pass 2).
-  std::vector<float>& Kt = ws.k_panels;
-  Kt.assign(size_t(blocks) * d * key_block, 0.0f);
-  for (int j = 0; j < n_k; ++j) {
-    float* panel = &Kt[size_t(j / key_block) * d * key_block] + (j % key_block);
-    ATTN_NO_AUTO_VECTORIZE
-    for (int c = 0; c < d; ++c) panel[size_t(c) * key_block] = pr.K[size_t(j) * pr.ldk + c];
-  }
-  // Vp (n_k, d_v_pad): V with its columns zero-padded to whole tiles.
-  pack_columns(pr.V, pr.ldv, n_k, d_v, d_v_pad, &ws.v_padded);
+  const std::vector<float>& Qp = ws.q_tiles;
+  const std::vector<float>& Kt = ws.k_panels;
   const std::vector<float>& Vp = ws.v_padded;
 
   // Per query tile: S (kKeyBlock, R) scores then probabilities, key-major, and
@@ -445,10 +502,11 @@ void attention_tiled(const AttentionProblem& pr, FastAttentionWorkspace& ws) {
     const float* Q_tile = &Qp[size_t(i0) * d];
     const float* panel = &Kt[size_t(kb / key_block) * d * key_block];
     const int rows_here = std::min(R, n_q - i0);
+    int cols_softmax = cols;
 
     // Pass 1: scores (R, cols) = Q_tile (R, d) Kt_block (d, cols), each
     // R x W register block transposed on the way out to key-major S.
-    for (int jc = 0; jc < cols; jc += TW) {
+    for (int jc = 0; (pr.passes & attention_passes::scores) && jc < cols; jc += TW) {
       V acc[R][NV];
       tile_zero<Ops, R, NV>(acc);
       tile_interleaved<Ops, R, NV>(Q_tile, panel + jc, size_t(key_block), d, acc);
@@ -475,14 +533,15 @@ void attention_tiled(const AttentionProblem& pr, FastAttentionWorkspace& ws) {
     // output O were built against the old m, so both are rescaled by
     // 2^(m - m') <= 1 (0 on the first block, where m = -inf). Block 0 always
     // holds key 0, which every row may see, so m' is finite from then on.
+    if (!(pr.passes & attention_passes::softmax)) cols_softmax = 0;
     V block_max = Ops::splat(neg_inf);
     ATTN_NO_AUTO_VECTORIZE
-    for (int j = 0; j < cols; ++j) block_max = Ops::max(block_max, Ops::load(S + j * R));
+    for (int j = 0; j < cols_softmax; ++j) block_max = Ops::max(block_max, Ops::load(S + j * R));
     const V m_new = Ops::max(m_tile, block_max);
     const V correction = exp2_vec<Ops, true>(Ops::sub(m_tile, m_new));
     V row_sum = Ops::splat(0.0f);
     ATTN_NO_AUTO_VECTORIZE
-    for (int j = 0; j < cols; ++j) {
+    for (int j = 0; j < cols_softmax; ++j) {
       const V p = exp2_vec<Ops, true>(Ops::sub(Ops::load(S + j * R), m_new));
       Ops::store(S + j * R, p);
       row_sum = Ops::add(row_sum, p);
@@ -492,7 +551,7 @@ void attention_tiled(const AttentionProblem& pr, FastAttentionWorkspace& ws) {
 
     // Pass 4: O (R, d_v_pad) = O * correction + P (R, valid) V[kb .. kb+valid) (valid, d_v_pad).
     Ops::store(lanes, correction);
-    for (int jc = 0; jc < d_v_pad; jc += TW) {
+    for (int jc = 0; (pr.passes & attention_passes::weighted_sum) && jc < d_v_pad; jc += TW) {
       V acc[R][NV];
       tile_zero<Ops, R, NV>(acc);
       tile_interleaved<Ops, R, NV>(S, &Vp[size_t(kb) * d_v_pad + jc], size_t(d_v_pad), valid, acc);
@@ -527,7 +586,7 @@ void attention_tiled(const AttentionProblem& pr, FastAttentionWorkspace& ws) {
       const float* O = &O_block[size_t(t) * R * d_v_pad];
       // Pass 5: normalise. l >= 1 (the row maximum contributed 2^0), no division by 0.
       Ops::store(lanes, l[t]);
-      for (int r = 0; r < rows_here; ++r) {
+      for (int r = 0; (pr.passes & attention_passes::normalise) && r < rows_here; ++r) {
         const float inv = 1.0f / lanes[r];
         float* out_row = pr.out + size_t(i0 + r) * d_v;
         ATTN_NO_AUTO_VECTORIZE
@@ -546,6 +605,87 @@ void attention_tiled(const AttentionProblem& pr, FastAttentionWorkspace& ws) {
           const float inv = 1.0f / lanes[r];
           ATTN_NO_AUTO_VECTORIZE
           for (int j = 0; j < n_k; ++j) w[j] *= inv;
+        }
+      }
+    }
+  }
+}
+
+// Pass 0, then passes 1-6. (With per-pass timing and pass 0 off, the
+// buffers keep what they held: the timing then runs on the packing of the
+// run before.)
+template <class Ops>
+void attention_tiled(const AttentionProblem& pr, FastAttentionWorkspace& ws) {
+  const PackedShape<Ops> g(pr.n_q, pr.n_k, pr.d_v);
+  if (pr.passes & attention_passes::pack) {
+    pack_attention_inputs<Ops>(pr, g, ws);
+  } else {
+    ws.q_tiles.resize(g.q_size(pr.d));
+    ws.k_panels.resize(g.k_size(pr.d));
+    ws.v_padded.resize(g.v_size(pr.n_k));
+  }
+  attend_packed<Ops>(pr, g, ws);
+}
+
+// Self-attention's projections fused into pass 0: the product
+// X (n, d_model) [W_Q | W_K | W_V] writes each register tile straight into the
+// packed layout attend_packed reads -- Q's columns transposed into the query
+// tiles and scaled, K's transposed into the key panels, V's rows as they are --
+// so Q, K and V never exist row-major, and neither does the (n, 2 d_k + d_v)
+// product nor a second pass that packs it. Each segment of [W_Q | W_K | W_V]
+// is zero-padded to whole register tiles, so no tile straddles two. Every
+// element sums the same terms in the same order as matmul_packed, so Qp, Kt
+// and Vp hold exactly the bits pack_attention_inputs makes from its product.
+template <class Ops>
+void project_packed(const Mat& X, const SelfAttentionWeights& w, float q_factor, const PackedShape<Ops>& g,
+                    FastAttentionWorkspace& ws) {
+  using V = typename Ops::V;
+  constexpr int W = Ops::W, R = Ops::W, NV = Ops::kColVecs, TW = NV * W;
+  const int n = int(X.rows()), d_model = int(X.cols()), d_k = int(w.W_Q.cols()), d_v = int(w.W_V.cols());
+  const int dk_pad = round_up(d_k, TW), width_pad = 2 * dk_pad + g.d_v_pad, kb = g.key_block;
+  std::vector<float>& Wp = ws.w_packed;  // (d_model, width_pad): [W_Q 0 | W_K 0 | W_V 0]
+  Wp.assign(size_t(d_model) * width_pad, 0.0f);
+  for (int p = 0; p < d_model; ++p) {
+    float* row = &Wp[size_t(p) * width_pad];
+    std::memcpy(row, w.W_Q.row(p).data(), sizeof(float) * size_t(d_k));
+    std::memcpy(row + dk_pad, w.W_K.row(p).data(), sizeof(float) * size_t(d_k));
+    std::memcpy(row + 2 * dk_pad, w.W_V.row(p).data(), sizeof(float) * size_t(d_v));
+  }
+  // Every element of Qp and Vp is written below (rows past n from zero rows of
+  // X); Kt's keys past the last row tile must be 0.
+  ws.q_tiles.resize(g.q_size(d_k));
+  ws.k_panels.assign(g.k_size(d_k), 0.0f);
+  ws.v_padded.resize(g.v_size(n));
+  float* const Qp = ws.q_tiles.data();
+  float* const Kt = ws.k_panels.data();
+  float* const Vp = ws.v_padded.data();
+  const V factor = Ops::splat(q_factor);
+  for (int i0 = 0; i0 < n; i0 += R) {
+    const float* A = X.data() + size_t(i0) * d_model;
+    if (i0 + R > n) {  // the last rows, fewer than a tile: zero-padded to one
+      ws.qkv.assign(size_t(R) * d_model, 0.0f);
+      std::memcpy(ws.qkv.data(), A, sizeof(float) * size_t(n - i0) * d_model);
+      A = ws.qkv.data();
+    }
+    for (int jc = 0; jc < width_pad; jc += TW) {
+      V acc[R][NV];
+      tile_zero<Ops, R, NV>(acc);
+      tile_rows<Ops, R, NV>(A, size_t(d_model), &Wp[size_t(jc)], size_t(width_pad), d_model, acc);
+      if (jc >= 2 * dk_pad) {  // V: rows as they are
+        for (int r = 0; r < std::min(R, n - i0); ++r)
+          for (int v = 0; v < NV; ++v) Ops::store(Vp + size_t(i0 + r) * g.d_v_pad + (jc - 2 * dk_pad) + v * W, acc[r][v]);
+        continue;
+      }
+      const bool is_q = jc < dk_pad;
+      for (int v = 0; v < NV; ++v) {
+        V block[W];
+        for (int r = 0; r < R; ++r) block[r] = acc[r][v];
+        Ops::transpose(block);  // block[k]: column c of the segment, one lane per row i0 .. i0 + R - 1
+        for (int k = 0; k < W; ++k) {
+          const int c = (is_q ? jc : jc - dk_pad) + v * W + k;
+          if (c >= d_k) break;
+          if (is_q) Ops::store(Qp + size_t(i0 / R) * d_k * R + size_t(c) * R, Ops::mul(block[k], factor));
+          else Ops::store(Kt + size_t(i0 / kb) * d_k * kb + size_t(c) * kb + (i0 % kb), block[k]);
         }
       }
     }
@@ -603,6 +743,15 @@ bool all_finite(const float* x, size_t rows, size_t cols, size_t ld) {
 // checked after the fact on the output), the exact path otherwise.
 template <class Ops>
 void attention_checked(const AttentionProblem& pr, Warnings* warnings, FastAttentionWorkspace& ws) {
+  if (pr.passes != attention_passes::all) {  // per-pass timing: no fallback, whatever comes out
+    if (pr.passes & attention_passes::checks)
+      (void)(all_finite<Ops>(pr.Q, size_t(pr.n_q), size_t(pr.d), pr.ldq) &&
+             all_finite<Ops>(pr.K, size_t(pr.n_k), size_t(pr.d), pr.ldk) &&
+             all_finite<Ops>(pr.V, size_t(pr.n_k), size_t(pr.d_v), pr.ldv) &&
+             all_finite<Ops>(pr.out, size_t(pr.n_q), size_t(pr.d_v), size_t(pr.d_v)));
+    if (pr.passes & ~attention_passes::checks) attention_tiled<Ops>(pr, ws);
+    return;
+  }
   const bool inputs_finite = all_finite<Ops>(pr.Q, size_t(pr.n_q), size_t(pr.d), pr.ldq) &&
                              all_finite<Ops>(pr.K, size_t(pr.n_k), size_t(pr.d), pr.ldk) &&
                              all_finite<Ops>(pr.V, size_t(pr.n_k), size_t(pr.d_v), pr.ldv);
@@ -640,7 +789,8 @@ float effective_scale(const FastAttentionDesc& desc, int d) {
 
 template <class Ops>
 std::string attention_entry(const Mat& Q, const Mat& K, const Mat& V, const FastAttentionDesc& desc, Mat* out,
-                            Mat* weights, Warnings* warnings, FastAttentionWorkspace& ws) {
+                            Mat* weights, Warnings* warnings, FastAttentionWorkspace& ws,
+                            unsigned passes = attention_passes::all) {
   std::string problem = check_attention(Q, K, V, desc);
   if (!problem.empty()) {
     out->resize(0, 0);
@@ -651,10 +801,14 @@ std::string attention_entry(const Mat& Q, const Mat& K, const Mat& V, const Fast
   if (weights) weights->resize(n_q, n_k);
   const AttentionProblem pr{Q.data(), size_t(d), K.data(), size_t(d), V.data(), size_t(d_v), n_q, n_k, d, d_v,
                             effective_scale(desc, d), desc.causal, out->data(),
-                            weights ? weights->data() : nullptr};
+                            weights ? weights->data() : nullptr, passes};
   attention_checked<Ops>(pr, warnings, ws);
   return "";
 }
+
+template <class Ops>
+std::string self_attention_unfused(const Mat& X, const SelfAttentionWeights& w, const FastSelfAttentionDesc& desc,
+                                   Mat* out, Warnings* warnings, FastAttentionWorkspace& ws);
 
 template <class Ops>
 std::string self_attention_entry(const Mat& X, const SelfAttentionWeights& w, const FastSelfAttentionDesc& desc,
@@ -678,8 +832,31 @@ std::string self_attention_entry(const Mat& X, const SelfAttentionWeights& w, co
     ws.V.noalias() = X * w.W_V;  // (n, d_v)
     return attention_entry<Ops>(ws.Q, ws.K, ws.V, desc.attention, out, nullptr, warnings, ws);
   }
-  // One product X (n, d_model) [W_Q | W_K | W_V] (d_model, 2 d_k + d_v), packed
-  // straight from the three matrices; Q, K and V are then column ranges of QKV.
+  // The projections fused into pass 0 (project_packed). When a packed operand
+  // or the output is not finite, the unfused path below takes over: its checks
+  // and exact fallback give softmax.h's rules and the warnings.
+  const int n = int(X.rows());
+  const PackedShape<Ops> g(n, n, int(d_v));
+  const float scale = effective_scale(desc.attention, int(d_k));
+  project_packed<Ops>(X, w, scale * kLog2e, g, ws);
+  out->resize(n, d_v);
+  const AttentionProblem fused{nullptr, 0, nullptr, 0, nullptr, 0, n, n, int(d_k), int(d_v),
+                               scale, desc.attention.causal, out->data(), nullptr};
+  auto finite = [](const std::vector<float>& x) { return all_finite<Ops>(x.data(), 1, x.size(), x.size()); };
+  if (finite(ws.q_tiles) && finite(ws.k_panels) && finite(ws.v_padded)) {
+    attend_packed<Ops>(fused, g, ws);
+    if (all_finite<Ops>(out->data(), size_t(n), size_t(d_v), size_t(d_v))) return "";
+  }
+  return self_attention_unfused<Ops>(X, w, desc, out, warnings, ws);
+}
+
+// One product X (n, d_model) [W_Q | W_K | W_V] (d_model, 2 d_k + d_v), packed
+// straight from the three matrices; Q, K and V are then column ranges of QKV,
+// and attention_checked packs them.
+template <class Ops>
+std::string self_attention_unfused(const Mat& X, const SelfAttentionWeights& w, const FastSelfAttentionDesc& desc,
+                                   Mat* out, Warnings* warnings, FastAttentionWorkspace& ws) {
+  const Eigen::Index d_model = X.cols(), d_k = w.W_Q.cols(), d_v = w.W_V.cols();
   const int n = int(X.rows()), width = int(2 * d_k + d_v), width_pad = round_up(width, 2 * Ops::W);
   std::vector<float>& Wp = ws.w_packed;  // (d_model, width_pad)
   Wp.assign(size_t(d_model) * width_pad, 0.0f);
@@ -745,6 +922,12 @@ std::string fast_matmul_scalar(const Mat& A, const Mat& B, Mat* C, FastAttention
   FastAttentionWorkspace local;
   if (problem.empty()) matmul<ScalarOps>(A, B, C, workspace ? *workspace : local);
   return problem;
+}
+
+std::string fast_attention_passes(const Mat& Q, const Mat& K, const Mat& V, unsigned passes, Mat* out,
+                                  FastAttentionWorkspace& workspace) {
+  return attention_entry<SimdOps>(Q, K, V, FastAttentionDesc(), out, nullptr, nullptr, workspace,
+                                  passes & attention_passes::all);
 }
 
 void exp2_approx(const float* x, float* y, int count) { exp2_array<SimdOps>(x, y, count); }

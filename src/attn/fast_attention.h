@@ -30,7 +30,8 @@
 //    tests/attn/test_fast_attention.cpp for the measured error and tolerances.
 //
 // Sections: 0 workspace, 1 attention, 2 self-attention with projections,
-// 3 matrix product, 4 the exp2 approximation, 5 build information.
+// 3 matrix product, 4 the exp2 approximation, 5 build information, 6 per-pass
+// timing (for src/bench).
 #pragma once
 
 #include <string>
@@ -94,7 +95,10 @@ struct SelfAttentionWeights {
 };
 
 enum class ProjectionKernel {
-  fast,   // fast_matmul below, one product X [W_Q | W_K | W_V]
+  fast,   // fast_matmul's register tiles, one product X [W_Q | W_K | W_V] fused into the
+          // attention's packing: each tile is written straight into the layouts the
+          // attention passes read, so Q, K and V are never stored row-major (the same
+          // bits as fast_matmul's three products followed by fast_attention)
   eigen   // Eigen's own product, three of them
 };
 
@@ -139,5 +143,23 @@ void exp2_approx(const float* x, float* y, int count);
 const char* fast_kernel_isa();
 // Lanes per vector in that instruction set (4, 8 or 1).
 int fast_kernel_lanes();
+
+// ---------------------------------------------------------------- 6 per-pass timing
+// The passes of fast_attention (numbered as in fast_attention.cpp), as bits.
+namespace attention_passes {
+constexpr unsigned checks = 1;        // the finiteness checks of inputs and output
+constexpr unsigned pack = 2;          // pass 0: Q scaled and interleaved, K^T panels, V padded
+constexpr unsigned scores = 4;        // pass 1: Q K^T register tiles (and the masks of pass 2)
+constexpr unsigned softmax = 8;       // pass 3: block maximum, exp2, running sums
+constexpr unsigned weighted_sum = 16; // pass 4: O = O * correction + P V
+constexpr unsigned normalise = 32;    // pass 5: O / l into the output
+constexpr unsigned all = 63;
+}  // namespace attention_passes
+
+// fast_attention's SIMD kernel with only `passes` switched on, never the exact
+// fallback: for timing the passes one by one (src/bench --passes). Unless passes
+// is attention_passes::all, *out holds nothing meaningful. Returns "" or a shape message.
+std::string fast_attention_passes(const Mat& Q, const Mat& K, const Mat& V, unsigned passes, Mat* out,
+                                  FastAttentionWorkspace& workspace);
 
 }  // namespace attn

@@ -3,7 +3,7 @@
 // by emcc, under node (with and without SIMD128); scripts/bench.mjs runs all
 // three, adds the JavaScript peers (ONNX Runtime Web, TF.js) and compares.
 //
-//   bench_attention [--out DIR] [--quick] [--shape N D | --machine-only | --training STEPS [--model NAME]...]
+//   bench_attention [--out DIR] [--quick] [--shape N D | --passes N D | --machine-only | --products | --training STEPS [--model NAME]...]
 //     --out DIR       write DIR/inputs_n<N>_d<D>.f32 (the exact inputs, so peers
 //                     can compute on the same numbers; native build only) and
 //                     DIR/<build>/..._n<N>_d<D>.f32 (outputs, for the agreement check)
@@ -11,7 +11,11 @@
 //     --shape N D     only this case, no machine measurements (scripts/bench.mjs
 //                     runs every implementation case by case, so that a busy
 //                     machine slows all of them alike)
+//     --passes N D    only this case's attention, its passes timed one by one
+//                     (cumulatively: see print_pass_timings)
 //     --machine-only  only the clock and SIMD ceiling measurements
+//     --products      only training's matrix products at the language model's
+//                     shapes, beside Eigen's (section 5c)
 //     --training STEPS  only training speed: every model of
 //                     attn::train::all_run_kinds(), default settings and seed,
 //                     one untimed warm-up step, then STEPS timed steps
@@ -30,7 +34,8 @@
 // sample divided by the batch size.
 //
 // Sections: 1 clock and timing, 2 machine measurements (clock speed, SIMD
-// ceiling), 3 inputs and outputs, 4 cases, 5 training speed, 6 main.
+// ceiling), 3 inputs and outputs, 4 cases, 5 training speed, 5c training's
+// matrix products, 5d the CPU's name, 6 main.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -45,6 +50,8 @@
 #include "base/rng.h"
 #include "base/simd_info.h"
 #include "base/tensor.h"
+#include "train/char_lm.h"
+#include "train/kernels.h"
 #include "train/train_run.h"
 
 #if defined(__wasm_simd128__)
@@ -93,19 +100,22 @@ Timing time_it(Run run) {
 }
 
 // ---------------------------------------------------------------- 2 machine measurements
-// Clock speed from a chain of dependent integer adds (one cycle each on every
-// x86-64 core of the last decades): 64 adds per loop iteration, the loop
-// counter runs alongside; the best of 101 short runs (about 2 ms each, so that
-// on a busy machine some of them run without being preempted). Native x86-64
-// only; elsewhere 0.
+// Clock speed from a chain of dependent register-to-register integer adds (one
+// cycle each on every x86-64 core of the last decades): 64 adds per loop
+// iteration, the loop counter runs alongside; the best of 101 short runs (about
+// 2 ms each, so that on a busy machine some of them run without being
+// preempted). Native x86-64 only; elsewhere 0. The added value is a register,
+// not an immediate: Intel's Golden Cove cores (Alder Lake, Sapphire Rapids)
+// fold chains of `add reg, imm` in the renamer, several per cycle, and the
+// earlier `addq $1` chain read 10.2 GHz on a 2.1 GHz Xeon.
 double measure_clock_ghz() {
 #if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
   const long iterations = 100000;  // 6.4e6 cycles
   std::vector<double> ghz;
   for (int rep = 0; rep < 101; ++rep) {
-    uint64_t x = 0;
+    uint64_t x = 0, one = 1;
     const double t0 = now_ms();
-    for (long i = 0; i < iterations; ++i) asm volatile(".rept 64\n\taddq $1, %0\n\t.endr" : "+r"(x));
+    for (long i = 0; i < iterations; ++i) asm volatile(".rept 64\n\taddq %1, %0\n\t.endr" : "+r"(x) : "r"(one));
     const double ms = now_ms() - t0;
     ghz.push_back(double(iterations) * 64.0 / (ms * 1e6));
   }
@@ -233,6 +243,33 @@ void print_result(const char* build, const char* kind, const char* impl, int n, 
   std::fflush(stdout);
 }
 
+// Per-pass timing (--passes): the attention kernel with its passes switched on
+// one after another (attention_passes in fast_attention.h), so each pass's
+// cost is the difference between two consecutive lines. Passes read what
+// earlier passes wrote, so a pass alone would not be timed on its real data.
+void print_pass_timings(const char* build, int n, int d, const Inputs& in) {
+  namespace ap = attn::attention_passes;
+  struct Step { const char* name; unsigned passes; };
+  const Step steps[] = {
+      {"checks", ap::checks},
+      {"pack", ap::pack},
+      {"pack+scores", ap::pack | ap::scores},
+      {"pack+scores+softmax", ap::pack | ap::scores | ap::softmax},
+      {"pack+scores+softmax+weighted_sum", ap::pack | ap::scores | ap::softmax | ap::weighted_sum},
+      {"pack+scores+softmax+weighted_sum+normalise", ap::all & ~ap::checks},
+      {"all", ap::all},
+  };
+  attn::FastAttentionWorkspace ws;
+  Mat out;
+  for (const Step& step : steps) {
+    const Timing t = time_it([&] { attn::fast_attention_passes(in.Q, in.K, in.V, step.passes, &out, ws); });
+    std::printf("{\"kind\":\"passes\",\"build\":\"%s\",\"n\":%d,\"d\":%d,\"passes\":\"%s\",\"median_ms\":%.6f,"
+                "\"min_ms\":%.6f,\"samples\":%d,\"batch\":%d}\n",
+                build, n, d, step.name, t.median_ms, t.min_ms, t.samples, t.batch);
+    std::fflush(stdout);
+  }
+}
+
 // ---------------------------------------------------------------- 5 training speed
 // Steps per second of every model the lab trains, with the settings a lesson
 // starts from. last_loss is printed in full so the caller can see whether every
@@ -258,6 +295,70 @@ void print_training_speeds(const char* build, int steps, const std::vector<std::
   }
 }
 
+// ---------------------------------------------------------------- 5c training's matrix products
+// The products of a training step (src/train/kernels.h) at the language model's
+// shapes (train::CharLmDesc; train_lm trains a batch of 8 windows, and each
+// window of `context` rows is its own product): the forward product Y = X W,
+// the input gradient Y += D W^T (matmul_nt_add) and the weight gradient
+// G += X^T D (matmul_tn_add), each beside Eigen's product of the same shape in
+// the same build. FLOP = 2 n k m each. Inputs uniform in [-1, 1] (no zeros, so
+// matmul_tn_add's skip of zero rows never fires).
+void print_training_products(const char* build) {
+  const attn::train::CharLmDesc lm;
+  const int n = lm.context;
+  struct Layer { const char* name; int k, m; };  // X (n, k), W (k, m), D (n, m)
+  // (The unembedding, d_model -> vocab, is the projections' shape when the
+  // vocabulary has 64 characters, as CharLmDesc's default.)
+  const Layer layers[] = {{"attention_projection", lm.d_model, lm.d_model},
+                          {"ffn_in", lm.d_model, lm.d_ff},
+                          {"ffn_out", lm.d_ff, lm.d_model}};
+  attn::Rng rng(4242);
+  for (const Layer& layer : layers) {
+    const Mat X = uniform(rng, n, layer.k, 1.0f), W = uniform(rng, layer.k, layer.m, 1.0f),
+              D = uniform(rng, n, layer.m, 1.0f);
+    Mat Y, dX = Mat::Zero(n, layer.k), G = Mat::Zero(layer.k, layer.m);
+    const double flop = 2.0 * n * layer.k * layer.m;
+    auto report = [&](const char* op, const char* impl, const Timing& t) {
+      std::printf("{\"kind\":\"product\",\"build\":\"%s\",\"layer\":\"%s\",\"op\":\"%s\",\"impl\":\"%s\",\"n\":%d,"
+                  "\"k\":%d,\"m\":%d,\"flop\":%.0f,\"median_ms\":%.6f,\"min_ms\":%.6f,\"gflops\":%.3f}\n",
+                  build, layer.name, op, impl, n, layer.k, layer.m, flop, t.median_ms, t.min_ms,
+                  flop / (t.median_ms * 1e6));
+      std::fflush(stdout);
+    };
+    report("forward", "train", time_it([&] { attn::train::matmul(X, W, Y); }));
+    report("forward", "eigen", time_it([&] { Y.noalias() = X * W; }));
+    report("input_gradient", "train", time_it([&] { attn::train::matmul_nt_add(D, W, dX); }));
+    report("input_gradient", "eigen", time_it([&] { dX.noalias() += D * W.transpose(); }));
+    report("weight_gradient", "train", time_it([&] { attn::train::matmul_tn_add(X, D, G); }));
+    report("weight_gradient", "eigen", time_it([&] { G.noalias() += X.transpose() * D; }));
+  }
+}
+
+// ---------------------------------------------------------------- 5d the CPU
+// The processor's name for every table: natively /proc/cpuinfo's model name;
+// WebAssembly cannot ask, so it says where to look.
+std::string cpu_model() {
+#if defined(__EMSCRIPTEN__)
+  return "see native";
+#else
+  std::string model = "unknown";
+  if (FILE* f = std::fopen("/proc/cpuinfo", "r")) {
+    char line[512];
+    while (std::fgets(line, sizeof line, f))
+      if (!std::strncmp(line, "model name", 10) && std::strchr(line, ':')) {
+        model = std::strchr(line, ':') + 1;
+        break;
+      }
+    std::fclose(f);
+  }
+  model.erase(0, model.find_first_not_of(" \t"));
+  model.erase(model.find_last_not_of(" \t\r\n") + 1);
+  for (char& c : model)
+    if (c == '"' || c == '\\') c = '\'';  // stays valid JSON
+  return model;
+#endif
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- 6 main
@@ -265,6 +366,7 @@ int main(int argc, char** argv) {
   std::string out_dir;
   bool machine = true, cases = true;
   int only_n = 0, only_d = 0, training_steps = 0;
+  bool passes = false, products = false;
   std::vector<std::string> only_models;  // --model: the training speeds of these only
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_dir = argv[++i];
@@ -274,7 +376,17 @@ int main(int argc, char** argv) {
       only_d = std::atoi(argv[++i]);
       machine = false;
     }
+    else if (!std::strcmp(argv[i], "--passes") && i + 2 < argc) {
+      only_n = std::atoi(argv[++i]);
+      only_d = std::atoi(argv[++i]);
+      machine = false;
+      passes = true;
+    }
     else if (!std::strcmp(argv[i], "--machine-only")) cases = false;
+    else if (!std::strcmp(argv[i], "--products")) {
+      products = true;
+      machine = cases = false;
+    }
     else if (!std::strcmp(argv[i], "--training") && i + 1 < argc && std::atoi(argv[i + 1]) > 0) {
       training_steps = std::atoi(argv[++i]);
       machine = cases = false;
@@ -282,7 +394,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--model") && i + 1 < argc) only_models.push_back(argv[++i]);
     else {
       std::fprintf(stderr,
-                   "usage: bench_attention [--out DIR] [--quick] [--shape N D | --machine-only | --training STEPS [--model NAME]...]\n");
+                   "usage: bench_attention [--out DIR] [--quick] [--shape N D | --passes N D | --machine-only | --products | --training STEPS [--model NAME]...]\n");
       return 2;
     }
   }
@@ -291,13 +403,14 @@ int main(int argc, char** argv) {
 #else
   const char* build = "native";
 #endif
-  std::printf("{\"kind\":\"info\",\"build\":\"%s\",\"isa\":\"%s\",\"lanes\":%d,\"eigen_simd\":\"%s\"}\n", build,
-              attn::fast_kernel_isa(), attn::fast_kernel_lanes(), attn::eigen_simd_in_use());
+  std::printf("{\"kind\":\"info\",\"build\":\"%s\",\"isa\":\"%s\",\"lanes\":%d,\"eigen_simd\":\"%s\",\"cpu\":\"%s\"}\n",
+              build, attn::fast_kernel_isa(), attn::fast_kernel_lanes(), attn::eigen_simd_in_use(), cpu_model().c_str());
   if (machine)
     std::printf("{\"kind\":\"machine\",\"build\":\"%s\",\"clock_ghz\":%.3f,\"simd128_peak_gflops\":%.2f}\n", build,
                 measure_clock_ghz(), measure_simd128_peak_gflops());
   std::fflush(stdout);
   if (training_steps > 0) print_training_speeds(build, training_steps, only_models);
+  if (products) print_training_products(build);
 
   const int lengths[] = {16, 64, 256, 1024}, widths[] = {16, 64};
   for (int n : lengths)
@@ -309,6 +422,10 @@ int main(int argc, char** argv) {
       std::printf("{\"kind\":\"inputs\",\"build\":\"%s\",\"n\":%d,\"d\":%d,\"checksum\":%.9g}\n", build, n, d,
                   checksum(in.Q) + checksum(in.K) + checksum(in.V) + checksum(in.X) + checksum(in.W_Q) +
                       checksum(in.W_K) + checksum(in.W_V));
+      if (passes) {
+        print_pass_timings(build, n, d, in);
+        continue;
+      }
       // Every fast call runs on one workspace, as a program calling the kernels
       // repeatedly would: after the warm-up no call allocates. (Without one, each
       // call allocated ~200 KiB of scratch at n = 256, d = 64, which glibc handed

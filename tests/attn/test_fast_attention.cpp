@@ -148,6 +148,21 @@ TEST_CASE("fast attention matches the reference for n_q != n_k and d_v != d") {
     for (bool causal : {false, true}) check_shape(s.n_q, s.n_k, s.d, s.d_v, causal, ++seed);
 }
 
+// Lengths at the kernels' edges: one query tile (4 rows in wasm and SSE, 8 with
+// AVX2) and one past it, a register tile of keys (8) and one past it, a key
+// block (64) and its neighbours, two blocks; widths that leave a partial vector
+// (5), exactly one register tile (8), and a d_v wider than d (40).
+TEST_CASE("fast attention matches the reference at tile and block edges") {
+  const int lengths[] = {4, 5, 8, 9, 63, 65, 127, 128, 129};
+  uint64_t seed = 700;
+  for (int n : lengths)
+    for (bool causal : {false, true}) {
+      check_shape(n, n, 8, 8, causal, ++seed);
+      check_shape(n, n + 1, 5, 40, causal, ++seed);
+      check_shape(n + 3, n, 32, 3, causal, ++seed);
+    }
+}
+
 TEST_CASE("fast attention: explicit scale, rows of weights sum to 1, causal weights are exactly 0 above the diagonal") {
   Rng rng(7);
   const Mat Q = random_mat(rng, 33, 16, 1.5f), K = random_mat(rng, 33, 16, 1.5f), V = random_mat(rng, 33, 16);
@@ -260,10 +275,10 @@ TEST_CASE("fast attention: non-finite input follows softmax.h's rules") {
 
 // ---------------------------------------------------------------- 5 matmul and self-attention
 TEST_CASE("fast matmul matches a naive double-precision product over the sweep") {
-  const int sizes[] = {1, 2, 3, 7, 16, 33, 64};
+  const int sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 16, 33, 64};
   Rng rng(12);
   for (int m : sizes)
-    for (int k : {1, 3, 16, 64})
+    for (int k : {1, 2, 3, 5, 16, 64})
       for (int n : sizes) {
         const Mat A = random_mat(rng, m, k), B = random_mat(rng, k, n);
         Mat expected(m, n);
@@ -284,7 +299,8 @@ TEST_CASE("fast matmul matches a naive double-precision product over the sweep")
 
 TEST_CASE("fast self-attention (both projection kernels, SIMD and scalar) matches the multi-head reference with h = 1") {
   struct Shape { int n, d_model, d_k, d_v; };
-  const Shape shapes[] = {{1, 4, 4, 4}, {7, 3, 5, 5}, {33, 16, 16, 16}, {64, 64, 64, 64}, {257, 16, 8, 8}};
+  const Shape shapes[] = {{1, 4, 4, 4},     {7, 3, 5, 5},      {33, 16, 16, 16}, {64, 64, 64, 64},
+                          {257, 16, 8, 8},  {65, 12, 12, 12},  {130, 64, 40, 40}, {9, 64, 3, 3}};
   uint64_t seed = 900;
   for (const Shape& s : shapes)
     for (bool causal : {false, true}) {
@@ -313,6 +329,53 @@ TEST_CASE("fast self-attention (both projection kernels, SIMD and scalar) matche
                       out, expected.output, kAttnAtol, kAttnRtol);
         }
     }
+}
+
+// The fused projections (project_packed) sum every element of Q, K and V in the
+// order fast_matmul does, so self-attention is bit for bit fast_matmul's three
+// projections followed by fast_attention; and a non-finite X still reaches the
+// exact path with its warning.
+TEST_CASE("fast self-attention with fused projections: the same bits as fast_matmul then fast_attention") {
+  struct Shape { int n, d_model, d_k, d_v; };
+  const Shape shapes[] = {{1, 4, 4, 4}, {5, 3, 5, 7}, {64, 64, 64, 64}, {65, 12, 12, 20}, {130, 64, 40, 24}, {257, 16, 8, 8}};
+  uint64_t seed = 1200;
+  for (const Shape& s : shapes)
+    for (bool causal : {false, true})
+      for (bool scalar : {false, true}) {
+        Rng rng(++seed);
+        const Mat X = random_mat(rng, s.n, s.d_model);
+        const float limit = 1.0f / std::sqrt(float(s.d_model));
+        const SelfAttentionWeights w{random_mat(rng, s.d_model, s.d_k, limit), random_mat(rng, s.d_model, s.d_k, limit),
+                                     random_mat(rng, s.d_model, s.d_v, limit)};
+        auto product = scalar ? fast_matmul_scalar : fast_matmul;
+        Mat Q, K, V, expected, out;
+        REQUIRE(product(X, w.W_Q, &Q, nullptr) == "");
+        REQUIRE(product(X, w.W_K, &K, nullptr) == "");
+        REQUIRE(product(X, w.W_V, &V, nullptr) == "");
+        FastSelfAttentionDesc desc;
+        desc.attention.causal = causal;
+        desc.projection = ProjectionKernel::fast;
+        desc.scalar = scalar;
+        REQUIRE((scalar ? fast_attention_scalar : fast_attention)(Q, K, V, desc.attention, &expected, nullptr, nullptr,
+                                                                  nullptr) == "");
+        REQUIRE(fast_self_attention(X, w, desc, &out) == "");
+        REQUIRE(out.rows() == expected.rows());
+        REQUIRE(out.cols() == expected.cols());
+        CHECK_MESSAGE(std::memcmp(out.data(), expected.data(), sizeof(float) * size_t(out.size())) == 0,
+                      "n=" << s.n << " d_model=" << s.d_model << " d_k=" << s.d_k << " d_v=" << s.d_v
+                           << (causal ? " causal" : "") << (scalar ? " scalar" : ""));
+      }
+
+  Rng rng(1299);
+  Mat X = random_mat(rng, 9, 8);
+  X(4, 2) = std::numeric_limits<float>::quiet_NaN();
+  const SelfAttentionWeights w{random_mat(rng, 8, 8), random_mat(rng, 8, 8), random_mat(rng, 8, 8)};
+  Mat out;
+  Warnings warnings;
+  FastSelfAttentionDesc desc;
+  desc.projection = ProjectionKernel::fast;
+  REQUIRE(fast_self_attention(X, w, desc, &out, &warnings) == "");
+  CHECK(contains(warnings, "not all finite"));
 }
 
 // ---------------------------------------------------------------- 6 workspace reuse
