@@ -6,6 +6,8 @@
 //     1 thread) on exactly the same inputs (written by the native bench);
 //   - training steps per second of every model the lab trains, natively and in
 //     both WebAssembly builds (bench_attention --training);
+//   - training tokens per second of the language model's lesson, natively, in
+//     wasm SIMD, in the page's worker and written in TF.js (scripts/bench_lm.mjs);
 // checks that every output agrees with a float64 reference, measures the
 // machine (clock, SIMD128 ceiling), the page's gzip size and its time to first
 // frame in headless Chromium, prints a table and writes BUILD/bench/results.json.
@@ -15,10 +17,12 @@
 //   --peers: where the peers' package.json and node_modules are (default
 //   ROOT/scripts/bench-peers, installed there by `scripts/lab bench`)
 //   --quick: a tenth of the timing budget, 1 round (default 3 rounds), 10 training steps (default 100)
+//   --only lm: only the machine and the language model's part (scripts/bench_lm.mjs),
+//   written to BUILD/bench/results-lm.json (a full run puts it in results.json)
 //
 // Sections: 1 arguments and helpers, 2 the project's bench program, 3 a tiny
 // ONNX encoder, 4 ONNX Runtime Web, 5 TF.js, 6 float64 reference and agreement,
-// 7 bundle size and first frame, 8 report.
+// 7 bundle size and first frame, 7b the language model, 8 report.
 import { spawnSync } from 'node:child_process';
 import v8 from 'node:v8';
 import { createRequire } from 'node:module';
@@ -26,6 +30,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { languageModelBench, lmTable } from './bench_lm.mjs';
 
 // ---------------------------------------------------------------- 1 arguments and helpers
 // V8 first runs WebAssembly from a quick baseline compile (Liftoff) and swaps in
@@ -346,12 +351,45 @@ async function inPageTraining(site) {
   }
 }
 
+// ---------------------------------------------------------------- 7b the language model
+// Training tokens per second of the lesson's language model: ours natively, in
+// wasm SIMD under node and in the page's worker, and the same model in TF.js
+// (scripts/bench_lm.mjs). ceiling: the wasm SIMD128 ceiling measured this run.
+const LM_STEPS = QUICK ? 10 : 100;        // timed steps per round (natively, under node)
+const LM_TFJS_STEPS = QUICK ? 3 : 20;     // timed steps per round in TF.js
+const LM_PAGE_STEPS = QUICK ? 20 : 200;   // steps trained in the page
+function languageModel(tf, ceilingGflops, rounds) {
+  return languageModelBench({
+    runOurBench, builds: { native: BUILDS[0], 'wasm-simd': BUILDS[1] }, tf, data: DATA, rounds, steps: LM_STEPS,
+    tfjsSteps: LM_TFJS_STEPS, pageSteps: LM_PAGE_STEPS, site: resolve(opt('--site', join(BUILD, 'web', 'site'))), browser: !flag('--no-browser'),
+    log, median, ceilingGflops,
+  });
+}
+
+// `--only lm`: the machine, then the language model's part alone.
+async function languageModelOnly() {
+  mkdirSync(DATA, { recursive: true });
+  const started = new Date().toISOString();
+  log('measuring the machine (clock, SIMD128 ceiling)');
+  const machine = Object.fromEntries(BUILDS.slice(0, 2).map((b) => [b.name, runOurBench(b, ['--machine-only']).find((x) => x.kind === 'machine')]));
+  const ceiling = machine['wasm-simd']?.simd128_peak_gflops || 0;
+  const tfCtx = await setupTfjs();
+  const lm = await languageModel(tfCtx.tf, ceiling, Math.max(1, Number(opt('--rounds', QUICK ? 1 : 3))));
+  const cpu = (/model name\s*:\s*(.*)/.exec(existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '') || [])[1] || cpus()[0]?.model;
+  console.log([`Attention Lab benchmarks (language model only)  ${started}  ${cpu}, ${cpus().length} cores, node ${process.version}`,
+               `clock ${(machine.native?.clock_ghz || 0).toFixed(2)} GHz; SIMD128 ceiling measured ${ceiling.toFixed(1)} GFLOP/s in wasm`, '',
+               ...lmTable(lm)].join('\n'));
+  writeFileSync(join(OUT, 'results-lm.json'), JSON.stringify({ started, quick: QUICK, v8_flags: V8_FLAGS, machine, language_model: lm }, null, 1));
+  log(`wrote ${join(OUT, 'results-lm.json')}`);
+}
+
 // ---------------------------------------------------------------- 8 report
 const fmtMs = (ms) => (ms == null ? '-' : ms < 0.1 ? ms.toFixed(4) : ms < 10 ? ms.toFixed(3) : ms.toFixed(1));
 const fmtX = (x) => (x == null || !isFinite(x) ? '-' : x.toFixed(2) + 'x');
 const pad = (s, w) => String(s).padStart(w);
 
 async function main() {
+  if (opt('--only', '') === 'lm') return languageModelOnly();
   mkdirSync(DATA, { recursive: true });
   const started = new Date().toISOString();
   const loadBefore = loadavg();
@@ -475,6 +513,9 @@ async function main() {
     log('training in the page: the translator and the induction model, in the training worker');
     try { inPage = await inPageTraining(site); } catch (e) { inPage = { error: String(e) }; log('in-page training failed:', String(e)); }
   }
+  let lm = null;
+  try { lm = await languageModel(tfCtx.tf, peakWasm, ROUNDS); }
+  catch (e) { lm = { error: String(e) }; log('language model failed:', String(e)); }
   machine.load_average_after = loadavg();
 
   // Targets (issue 5), judged on the wasm SIMD build.
@@ -544,6 +585,9 @@ async function main() {
     }
   }
   out.push('');
+  if (lm.error) out.push(`language model training: failed (${lm.error})`);
+  else out.push(...lmTable(lm));
+  out.push('');
   for (const t of targets) out.push(`${t.met ? 'MET    ' : 'NOT MET'}  ${t.target}: worst ${t.worst.toFixed(2)} (need ${t.need})`);
   out.push(`load average after: ${machine.load_average_after.map((x) => x.toFixed(1)).join(' ')}  (a busy machine slows every column)`);
   console.log(out.join('\n'));
@@ -553,7 +597,8 @@ async function main() {
     agreement_tolerance: AGREE_ATOL, flop_formula: { attention: '4 n^2 d', self_attention: '4 n^2 d + 6 n d^2' },
     cases, projection, training,
     training_method: `attn::train::measure_all_training_speeds(${TRAINING_STEPS}): every model of all_run_kinds(), default RunDesc (seed 1), one untimed warm-up step, then ${TRAINING_STEPS} timed steps; median over rounds`,
-    bundle, worker_bundle: worker, first_frame: first, first_frame_phone: firstPhone, in_page_training: inPage, targets, ours };
+    bundle, worker_bundle: worker, first_frame: first, first_frame_phone: firstPhone, in_page_training: inPage, targets, ours,
+    language_model: lm };
   writeFileSync(join(OUT, 'results.json'), JSON.stringify(results, null, 1));
   log(`wrote ${join(OUT, 'results.json')}`);
 }
