@@ -377,7 +377,7 @@ async function languageModelOnly() {
   const lm = await languageModel(tfCtx.tf, ceiling, Math.max(1, Number(opt('--rounds', QUICK ? 1 : 3))));
   const cpu = (/model name\s*:\s*(.*)/.exec(existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '') || [])[1] || cpus()[0]?.model;
   console.log([`Attention Lab benchmarks (language model only)  ${started}  ${cpu}, ${cpus().length} cores, node ${process.version}`,
-               `clock ${(machine.native?.clock_ghz || 0).toFixed(2)} GHz; SIMD128 ceiling measured ${ceiling.toFixed(1)} GFLOP/s in wasm`, '',
+               `SIMD128 ceiling measured ${ceiling.toFixed(1)} GFLOP/s in wasm`, '',
                ...lmTable(lm)].join('\n'));
   writeFileSync(join(OUT, 'results-lm.json'), JSON.stringify({ started, quick: QUICK, v8_flags: V8_FLAGS, machine, language_model: lm }, null, 1));
   log(`wrote ${join(OUT, 'results-lm.json')}`);

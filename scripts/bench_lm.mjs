@@ -243,7 +243,8 @@ export async function languageModelBench(ctx) {
   for (const name of ['native', 'wasm-simd']) {
     const rs = rounds.filter((x) => x.build === name);
     ours[name] = { ...column(median(rs.map((x) => x.tokens_per_second))), round_tokens_per_second: rs.map((x) => x.tokens_per_second),
-                   parameters: rs[0].parameters, last_loss: rs[0].last_loss };
+                   parameters: rs[0].parameters, last_loss: rs[0].last_loss,
+                   loss_at_tfjs_last_step: rs[0].losses[ctx.tfjsSteps] };
   }
   const tfjs = { ...column(median(tfRounds.map((x) => x.tokens_per_second))), round_tokens_per_second: tfRounds.map((x) => x.tokens_per_second),
                  backend: tfRounds[0].backend, embedding: tfRounds[0].embedding, notes: tfRounds[0].notes,
@@ -293,7 +294,8 @@ export function lmTable(lm) {
   out.push(`ours (wasm SIMD, node) / TF.js: ${lm.ours_vs_tfjs ? lm.ours_vs_tfjs.toFixed(2) + 'x' : '-'}` +
            (lm.page_vs_tfjs ? `; page worker / TF.js: ${lm.page_vs_tfjs.toFixed(2)}x` : '') + ' (aim: 3x)' +
            `; parameter counts ${lm.same_parameter_count ? 'equal' : 'DIFFER'} (ours ${lm.parameters}, TF.js ${lm.tfjs.parameters})` +
-           `; final loss ours ${lm.wasm_simd.last_loss.toFixed(3)}, TF.js ${lm.tfjs.last_loss.toFixed(3)} (different initial values)`);
+           `; loss after ${lm.tfjs_steps + 1} steps: ours ${lm.wasm_simd.loss_at_tfjs_last_step.toFixed(3)}, TF.js ${lm.tfjs.last_loss.toFixed(3)} ` +
+           '(the same windows from different initial values)');
   for (const n of lm.tfjs.notes) out.push(`TF.js: ${n}`);
   const load = (l) => l.map((x) => x.toFixed(2)).join(' ');
   out.push(`FLOP per step = ${lm.flop_formula}`);

@@ -343,18 +343,20 @@ void print_lm_training(const char* build, int steps, const std::string& out_dir)
       ids.insert(ids.end(), t.begin(), t.end());
     }
   if (!out_dir.empty() && std::string(build) == "native") write_ints(out_dir + "/lm_windows.i32", ids);
-  const float first_loss = run.step();  // warm-up: the optimiser allocates its moments
+  run.step();  // warm-up: the optimiser allocates its moments
   const attn::train::StepTiming t = attn::train::time_steps(steps, [&run] { return run.step(); });
+  std::string losses;  // every step's loss, the warm-up's first (TF.js's are compared at the same step)
+  for (float l : run.losses()) losses += (losses.empty() ? "" : ",") + std::to_string(l);
   const double tokens = double(s.batch) * s.n, flop = lm_step_flop(s);
   std::printf("{\"kind\":\"lm_training\",\"build\":\"%s\",\"model\":\"lm_english\",\"vocab\":%d,\"context\":%d,"
               "\"d_model\":%d,\"layers\":%d,\"heads\":%d,\"d_ff\":%d,\"batch\":%d,\"learning_rate\":%g,"
               "\"parameters\":%ld,\"parameters_from_sizes\":%ld,\"matmul_weights\":%.0f,\"full_windows\":%s,"
               "\"tokens_per_step\":%.0f,\"flop_per_step\":%.0f,\"steps\":%d,\"seconds\":%.6f,\"steps_per_second\":%.3f,"
-              "\"tokens_per_second\":%.1f,\"gflops\":%.3f,\"first_loss\":%.9g,\"last_loss\":%.9g}\n",
+              "\"tokens_per_second\":%.1f,\"gflops\":%.3f,\"last_loss\":%.9g,\"losses\":[%s]}\n",
               build, s.vocab, s.n, s.d, s.layers, s.heads, s.d_ff, s.batch, double(m.optimizer.lr),
               run.parameter_count(), lm_parameters(s), lm_matmul_weights(s), full_windows ? "true" : "false", tokens,
               flop, t.steps, t.seconds, t.steps_per_second, t.steps_per_second * tokens,
-              t.steps_per_second * flop / 1e9, double(first_loss), double(t.last_loss));
+              t.steps_per_second * flop / 1e9, double(t.last_loss), losses.c_str());
   std::fflush(stdout);
 }
 
