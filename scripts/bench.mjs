@@ -6,6 +6,8 @@
 //     1 thread) on exactly the same inputs (written by the native bench);
 //   - training steps per second of every model the lab trains, natively and in
 //     both WebAssembly builds (bench_attention --training);
+//   - training tokens per second of the language model's lesson, natively, in
+//     wasm SIMD, in the page's worker and written in TF.js (scripts/bench_lm.mjs);
 // checks that every output agrees with a float64 reference, measures the
 // machine (clock, SIMD128 ceiling), the page's gzip size and its time to first
 // frame in headless Chromium, prints a table and writes BUILD/bench/results.json.
@@ -18,11 +20,13 @@
 //   --only attention: only the machine, the attention cases, the per-pass timing and
 //   training's matrix products (no training speeds, no browser); with --lengths 256,1024
 //   only those n (for iterating on the kernels)
+//   --only lm: only the machine and the language model's part (scripts/bench_lm.mjs),
+//   written to BUILD/bench/results-lm.json (a full run puts it in results.json)
 //
 // Sections: 1 arguments and helpers, 2 the project's bench program, 3 a tiny
 // ONNX encoder, 4 ONNX Runtime Web, 5 TF.js, 6 float64 reference and agreement,
-// 7 bundle size and first frame, 7c per-pass timing and training's matrix
-// products, 8 report.
+// 7 bundle size and first frame, 7b the language model, 7c per-pass timing and
+// training's matrix products, 8 report.
 import { spawnSync } from 'node:child_process';
 import v8 from 'node:v8';
 import { createRequire } from 'node:module';
@@ -30,6 +34,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { languageModelBench, lmTable } from './bench_lm.mjs';
 
 // ---------------------------------------------------------------- 1 arguments and helpers
 // V8 first runs WebAssembly from a quick baseline compile (Liftoff) and swaps in
@@ -351,6 +356,38 @@ async function inPageTraining(site) {
   }
 }
 
+// ---------------------------------------------------------------- 7b the language model
+// Training tokens per second of the lesson's language model: ours natively, in
+// wasm SIMD under node and in the page's worker, and the same model in TF.js
+// (scripts/bench_lm.mjs). ceiling: the wasm SIMD128 ceiling measured this run.
+const LM_STEPS = QUICK ? 10 : 100;        // timed steps per round (natively, under node)
+const LM_TFJS_STEPS = QUICK ? 3 : 20;     // timed steps per round in TF.js
+const LM_PAGE_STEPS = QUICK ? 20 : 200;   // steps trained in the page
+function languageModel(tf, ceilingGflops, rounds) {
+  return languageModelBench({
+    runOurBench, builds: { native: BUILDS[0], 'wasm-simd': BUILDS[1] }, tf, data: DATA, rounds, steps: LM_STEPS,
+    tfjsSteps: LM_TFJS_STEPS, pageSteps: LM_PAGE_STEPS, site: resolve(opt('--site', join(BUILD, 'web', 'site'))), browser: !flag('--no-browser'),
+    log, median, ceilingGflops,
+  });
+}
+
+// `--only lm`: the machine, then the language model's part alone.
+async function languageModelOnly() {
+  mkdirSync(DATA, { recursive: true });
+  const started = new Date().toISOString();
+  log('measuring the machine (clock, SIMD128 ceiling)');
+  const machine = Object.fromEntries(BUILDS.slice(0, 2).map((b) => [b.name, runOurBench(b, ['--machine-only']).find((x) => x.kind === 'machine')]));
+  const ceiling = machine['wasm-simd']?.simd128_peak_gflops || 0;
+  const tfCtx = await setupTfjs();
+  const lm = await languageModel(tfCtx.tf, ceiling, Math.max(1, Number(opt('--rounds', QUICK ? 1 : 3))));
+  const cpu = (/model name\s*:\s*(.*)/.exec(existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '') || [])[1] || cpus()[0]?.model;
+  console.log([`Attention Lab benchmarks (language model only)  ${started}  ${cpu}, ${cpus().length} cores, node ${process.version}`,
+               `SIMD128 ceiling measured ${ceiling.toFixed(1)} GFLOP/s in wasm`, '',
+               ...lmTable(lm)].join('\n'));
+  writeFileSync(join(OUT, 'results-lm.json'), JSON.stringify({ started, quick: QUICK, v8_flags: V8_FLAGS, machine, language_model: lm }, null, 1));
+  log(`wrote ${join(OUT, 'results-lm.json')}`);
+}
+
 // ---------------------------------------------------------------- 7c per-pass timing and training's matrix products
 // The attention kernel's passes one by one (bench_attention --passes): each run
 // switches on one more pass, so a pass costs the difference between two
@@ -424,6 +461,7 @@ const fmtX = (x) => (x == null || !isFinite(x) ? '-' : x.toFixed(2) + 'x');
 const pad = (s, w) => String(s).padStart(w);
 
 async function main() {
+  if (opt('--only', '') === 'lm') return languageModelOnly();
   mkdirSync(DATA, { recursive: true });
   const started = new Date().toISOString();
   const loadBefore = loadavg();
@@ -554,6 +592,11 @@ async function main() {
   log('timing the attention kernel pass by pass, and training\'s matrix products');
   const passes = passTimings(ROUNDS);
   const products = trainingProducts(ROUNDS);
+  let lm = null;
+  if (!ONLY_ATTENTION) {
+    try { lm = await languageModel(tfCtx.tf, peakWasm, ROUNDS); }
+    catch (e) { lm = { error: String(e) }; log('language model failed:', String(e)); }
+  }
   machine.load_average_after = loadavg();
 
   // Targets (issue 26), judged on the wasm SIMD build; the share of the ceiling
@@ -629,6 +672,9 @@ async function main() {
     }
   }
   out.push('');
+  if (lm.error) out.push(`language model training: failed (${lm.error})`);
+  else out.push(...lmTable(lm));
+  out.push('');
   for (const t of targets) out.push(`${t.met ? 'MET    ' : 'NOT MET'}  ${t.target}: worst ${t.worst.toFixed(2)} (need ${t.need})`);
   out.push(`load average after: ${machine.load_average_after.map((x) => x.toFixed(1)).join(' ')}  (a busy machine slows every column)`);
   console.log(out.join('\n'));
@@ -639,7 +685,8 @@ async function main() {
     cases, projection, training,
     training_method: `attn::train::measure_all_training_speeds(${TRAINING_STEPS}): every model of all_run_kinds(), default RunDesc (seed 1), one untimed warm-up step, then ${TRAINING_STEPS} timed steps; median over rounds`,
     passes, training_products: products,
-    bundle, worker_bundle: worker, first_frame: first, first_frame_phone: firstPhone, in_page_training: inPage, targets, ours };
+    bundle, worker_bundle: worker, first_frame: first, first_frame_phone: firstPhone, in_page_training: inPage, targets, ours,
+    language_model: lm };
   writeFileSync(join(OUT, 'results.json'), JSON.stringify(results, null, 1));
   log(`wrote ${join(OUT, 'results.json')}`);
 }

@@ -3,7 +3,7 @@
 // by emcc, under node (with and without SIMD128); scripts/bench.mjs runs all
 // three, adds the JavaScript peers (ONNX Runtime Web, TF.js) and compares.
 //
-//   bench_attention [--out DIR] [--quick] [--shape N D | --passes N D | --machine-only | --products | --training STEPS [--model NAME]...]
+//   bench_attention [--out DIR] [--quick] [--shape N D | --passes N D | --machine-only | --products | --training STEPS [--model NAME]... | --lm STEPS]
 //     --out DIR       write DIR/inputs_n<N>_d<D>.f32 (the exact inputs, so peers
 //                     can compute on the same numbers; native build only) and
 //                     DIR/<build>/..._n<N>_d<D>.f32 (outputs, for the agreement check)
@@ -21,6 +21,11 @@
 //                     one untimed warm-up step, then STEPS timed steps
 //                     (attn::train::measure_training_speed); with --model,
 //                     only the models named (run_kind_name: "induction", ...)
+//     --lm STEPS      only the language model of the lesson (train_lm's default:
+//                     lm_english, batch 8, context 32): training tokens per
+//                     second and the step's FLOP (section 5b); with --out (native
+//                     build), DIR/lm_windows.i32: the token ids of the warm-up
+//                     and timed batches, for TF.js to train on the same windows
 //
 // Cases: n in {16, 64, 256, 1024} x d in {16, 64}, d_model = d_k = d_v = d.
 //   attention       Q, K, V (n, d) given -> softmax(Q K^T / sqrt(d)) V
@@ -34,8 +39,9 @@
 // sample divided by the batch size.
 //
 // Sections: 1 clock and timing, 2 machine measurements (clock speed, SIMD
-// ceiling), 3 inputs and outputs, 4 cases, 5 training speed, 5c training's
-// matrix products, 5d the CPU's name, 6 main.
+// ceiling), 3 inputs and outputs, 4 cases, 5 training speed, 5b the language
+// model's tokens per second, 5c training's matrix products, 5d the CPU's name,
+// 6 main.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -295,6 +301,102 @@ void print_training_speeds(const char* build, int steps, const std::vector<std::
   }
 }
 
+// ---------------------------------------------------------------- 5b the language model's tokens per second
+// The character language model as the lesson trains it (experiment_lm.cpp:
+// lm_english, TrainRun's defaults: batch 8 windows of context + 1 = 33 ids,
+// CharLmDesc's sizes, Adam 3e-3). Tokens = predicted characters = batch x
+// context per step.
+//
+// FLOP of one step, matrix products only (forward + backward, nominal: the
+// causal scores are counted as the full n x n square, like the attention
+// cases; LayerNorm, GELU, softmax, the loss and Adam are not counted):
+//   per window of n tokens, L layers, width d, FFN width d_ff, V characters
+//     forward: L (8 n d^2 + 4 n d d_ff + 4 n^2 d) + 2 n d V
+//              (Q, K, V, O projections; the two FFN products; Q K^T and P V
+//              over all heads; the unembedding)
+//     backward: twice the forward (each product's input and weight gradient)
+//   = 6 n W + 12 L n^2 d,  W = L (4 d^2 + 2 d d_ff) + d V  (the weights that
+//     enter a matrix product; the "6 x parameters x tokens" rule counted over
+//     them, plus attention's scores and mixing, 2 n^2 d per product)
+// times the windows of the batch.
+struct LmShape {
+  int batch = 0, n = 0, d = 0, layers = 0, heads = 0, d_ff = 0, vocab = 0;
+};
+
+double lm_matmul_weights(const LmShape& s) {
+  return double(s.layers) * (4.0 * s.d * s.d + 2.0 * s.d * s.d_ff) + double(s.d) * s.vocab;
+}
+
+double lm_step_flop(const LmShape& s) {
+  const double n = s.n;
+  return s.batch * (6.0 * n * lm_matmul_weights(s) + 12.0 * s.layers * n * n * s.d);
+}
+
+// Every parameter of the model from its sizes (embeddings, positions, per block
+// 2 LayerNorms, 4 bias-free attention matrices, the FFN with biases; the final
+// LayerNorm; the unembedding with its bias), to check the sizes above against
+// the model the run built.
+long lm_parameters(const LmShape& s) {
+  const long d = s.d, f = s.d_ff, V = s.vocab;
+  return V * d + long(s.n) * d + s.layers * (4 * d + 4 * d * d + 2 * d * f + f + d) + 2 * d + d * V + V;
+}
+
+bool write_ints(const std::string& path, const std::vector<int32_t>& ids) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return false;
+  const bool ok = std::fwrite(ids.data(), sizeof(int32_t), ids.size(), f) == ids.size();
+  return std::fclose(f) == 0 && ok;
+}
+
+void print_lm_training(const char* build, int steps, const std::string& out_dir) {
+  attn::train::RunDesc desc;
+  desc.kind = attn::train::RunKind::lm_english;
+  attn::train::TrainRun run(desc);
+  if (!run.error().empty()) {
+    std::string why = run.error();
+    std::replace(why.begin(), why.end(), '"', '\'');
+    std::printf("{\"kind\":\"lm_training\",\"build\":\"%s\",\"model\":\"lm_english\",\"error\":\"%s\"}\n", build,
+                why.c_str());
+    return;
+  }
+  const attn::train::CharLmDesc& m = run.char_lm()->desc();
+  LmShape s;
+  s.batch = run.batch_order().batch_size;
+  s.n = m.context;
+  s.d = m.d_model;
+  s.layers = m.layers;
+  s.heads = m.heads;
+  s.d_ff = m.d_ff;
+  s.vocab = m.vocab;
+  // The windows of the warm-up step and the timed steps, in order (a copy of
+  // the run's batch order, so the run still draws them itself).
+  attn::train::BatchOrder order = run.batch_order();
+  std::vector<int32_t> ids;
+  bool full_windows = true;
+  for (int step = 0; step <= steps; ++step)
+    for (int i : order.next()) {
+      const std::vector<int>& t = run.text_train()[size_t(i)].tokens;
+      full_windows = full_windows && int(t.size()) == s.n + 1;
+      ids.insert(ids.end(), t.begin(), t.end());
+    }
+  if (!out_dir.empty() && std::string(build) == "native") write_ints(out_dir + "/lm_windows.i32", ids);
+  run.step();  // warm-up: the optimiser allocates its moments
+  const attn::train::StepTiming t = attn::train::time_steps(steps, [&run] { return run.step(); });
+  std::string losses;  // every step's loss, the warm-up's first (TF.js's are compared at the same step)
+  for (float l : run.losses()) losses += (losses.empty() ? "" : ",") + std::to_string(l);
+  const double tokens = double(s.batch) * s.n, flop = lm_step_flop(s);
+  std::printf("{\"kind\":\"lm_training\",\"build\":\"%s\",\"model\":\"lm_english\",\"vocab\":%d,\"context\":%d,"
+              "\"d_model\":%d,\"layers\":%d,\"heads\":%d,\"d_ff\":%d,\"batch\":%d,\"learning_rate\":%g,"
+              "\"parameters\":%ld,\"parameters_from_sizes\":%ld,\"matmul_weights\":%.0f,\"full_windows\":%s,"
+              "\"tokens_per_step\":%.0f,\"flop_per_step\":%.0f,\"steps\":%d,\"seconds\":%.6f,\"steps_per_second\":%.3f,"
+              "\"tokens_per_second\":%.1f,\"gflops\":%.3f,\"last_loss\":%.9g,\"losses\":[%s]}\n",
+              build, s.vocab, s.n, s.d, s.layers, s.heads, s.d_ff, s.batch, double(m.optimizer.lr),
+              run.parameter_count(), lm_parameters(s), lm_matmul_weights(s), full_windows ? "true" : "false", tokens,
+              flop, t.steps, t.seconds, t.steps_per_second, t.steps_per_second * tokens,
+              t.steps_per_second * flop / 1e9, double(t.last_loss), losses.c_str());
+  std::fflush(stdout);
+}
+
 // ---------------------------------------------------------------- 5c training's matrix products
 // The products of a training step (src/train/kernels.h) at the language model's
 // shapes (train::CharLmDesc; train_lm trains a batch of 8 windows, and each
@@ -365,7 +467,7 @@ std::string cpu_model() {
 int main(int argc, char** argv) {
   std::string out_dir;
   bool machine = true, cases = true;
-  int only_n = 0, only_d = 0, training_steps = 0;
+  int only_n = 0, only_d = 0, training_steps = 0, lm_steps = 0;
   bool passes = false, products = false;
   std::vector<std::string> only_models;  // --model: the training speeds of these only
   for (int i = 1; i < argc; ++i) {
@@ -392,9 +494,13 @@ int main(int argc, char** argv) {
       machine = cases = false;
     }
     else if (!std::strcmp(argv[i], "--model") && i + 1 < argc) only_models.push_back(argv[++i]);
+    else if (!std::strcmp(argv[i], "--lm") && i + 1 < argc && std::atoi(argv[i + 1]) > 0) {
+      lm_steps = std::atoi(argv[++i]);
+      machine = cases = false;
+    }
     else {
       std::fprintf(stderr,
-                   "usage: bench_attention [--out DIR] [--quick] [--shape N D | --passes N D | --machine-only | --products | --training STEPS [--model NAME]...]\n");
+                   "usage: bench_attention [--out DIR] [--quick] [--shape N D | --passes N D | --machine-only | --products | --training STEPS [--model NAME]... | --lm STEPS]\n");
       return 2;
     }
   }
@@ -410,6 +516,7 @@ int main(int argc, char** argv) {
                 measure_clock_ghz(), measure_simd128_peak_gflops());
   std::fflush(stdout);
   if (training_steps > 0) print_training_speeds(build, training_steps, only_models);
+  if (lm_steps > 0) print_lm_training(build, lm_steps, out_dir);
   if (products) print_training_products(build);
 
   const int lengths[] = {16, 64, 256, 1024}, widths[] = {16, 64};

@@ -157,6 +157,11 @@ class TrainRun {
   // held-out windows evaluate() scores (every held-out character once).
   const data::CharCorpus& char_corpus() const { return char_corpus_; }
   const std::vector<data::TextWindow>& text_heldout() const { return text_heldout_; }
+  // Language models: the training windows, and the batch order step() draws
+  // from (a copy's next() shows the coming batches without drawing them: the
+  // benchmark hands the same windows to TF.js).
+  const std::vector<data::TextWindow>& text_train() const { return text_train_; }
+  const BatchOrder& batch_order() const { return order_; }
 
  private:
   RunDesc desc_;
