@@ -672,8 +672,8 @@ async function main() {
     }
   }
   out.push('');
-  if (lm.error) out.push(`language model training: failed (${lm.error})`);
-  else out.push(...lmTable(lm));
+  if (lm?.error) out.push(`language model training: failed (${lm.error})`);
+  else if (lm) out.push(...lmTable(lm));
   out.push('');
   for (const t of targets) out.push(`${t.met ? 'MET    ' : 'NOT MET'}  ${t.target}: worst ${t.worst.toFixed(2)} (need ${t.need})`);
   out.push(`load average after: ${machine.load_average_after.map((x) => x.toFixed(1)).join(' ')}  (a busy machine slows every column)`);
