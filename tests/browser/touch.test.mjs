@@ -6,7 +6,7 @@
 // screenshots/touch-*.png.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openLab, state, widgets, frames, startServer, until } from './harness.mjs';
+import { openLab, state, widgets, frames, startServer } from './harness.mjs';
 
 const profiles = {
   'phone portrait': { width: 390, height: 844, deviceScaleFactor: 3 },
@@ -254,31 +254,6 @@ test('a finger drags a number, swipes the panels, and types a value through the 
   await frames(page, 2);
   assert.equal((await state(page)).values.q[1][0], -0.375);
   assert.equal((await state(page)).edited, true);
-});
-
-test('a Chinese prompt is typed on the phone through its input method (tap, Edit, compose, Enter)', async () => {
-  const { page } = await open('phone portrait', '#language-model/4');  // the poems
-  const f = await finger(page);
-  assert.ok(await page.evaluate(() => window.attnlab.setLanguage('zh')));
-  // The field appears once the lesson's text has loaded (it is fetched when the lesson opens).
-  await until(async () => (await state(page)).experiment?.runs, 'the poems and their glyphs to load', 120000);
-  await tapWidget(page, f, 'text:prompt');
-  await page.waitForSelector('#cell-edit', { state: 'visible' });
-  await page.tap('#cell-edit');
-  assert.equal(await page.evaluate(() => document.activeElement.id), 'cell-input');
-  assert.equal(await page.getAttribute('#cell-input', 'inputmode'), 'text');
-  // The phone's input method composes the pinyin, then hands over the characters.
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Input.imeSetComposition', { text: 'mingyue', selectionStart: 7, selectionEnd: 7 });
-  await cdp.send('Input.insertText', { text: '明月几时有' });
-  await page.screenshot({ path: `${process.env.LAB_SHOTS || '.'}/touch-phone-zh-prompt-typing.png`, scale: 'css' });
-  await page.press('#cell-input', 'Enter');
-  const ex = await until(async () => {
-    const e = (await state(page)).experiment;
-    return e.prompt === '明月几时有' ? e : null;
-  }, 'the typed prompt to reach the model');
-  assert.equal(await page.isVisible('#cell-input'), false);
-  assert.equal(ex.corpus, 'chinese');
 });
 
 test('a quiz is answered by tap', async () => {
