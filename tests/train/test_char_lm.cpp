@@ -224,6 +224,22 @@ TEST_CASE("determinism: golden first losses of the English model on a built-in t
   CHECK(hex(ev.loss) == "0x1.863da8p+1");
 }
 
+// 40 steps on, as test_models does for the other models: the long language-model
+// runs are checked natively, and these bits carry them to WebAssembly.
+TEST_CASE("determinism: golden loss after 40 steps of the English model on a built-in text, held-out loss included") {
+  RunDesc d;
+  d.kind = RunKind::lm_english;
+  d.corpus_text = kBuiltInText;
+  TrainRun run(d);
+  REQUIRE(run.error().empty());
+  for (int s = 0; s < 40; ++s) run.step();
+  REQUIRE(run.losses().size() == 40);
+  const std::string last = hex(run.losses().back()), heldout = hex(run.evaluate().loss);
+  MESSAGE("lm_english after 40 steps: " << last << ", held-out " << heldout);
+  CHECK(last == "0x1.2a09fp+1");
+  CHECK(heldout == "0x1.593c2ap+1");
+}
+
 TEST_CASE("runs: a language model without its corpus says to run the set-up step and trains nothing") {
   RunDesc d;
   d.kind = RunKind::lm_chinese;

@@ -1200,6 +1200,56 @@ TEST_CASE("determinism: golden first losses (native and WebAssembly must agree b
   }
 }
 
+// Golden losses further on: every model the lab trains (the language models in
+// test_char_lm), 40 steps, the last step's loss and the held-out loss as exact
+// hex floats, recorded natively. The WebAssembly test run leaves out the long
+// lesson runs (their claims are checked natively, scripts/lab test); this case
+// is what carries those runs to WebAssembly: the same bits after 40 steps of
+// every model, evaluation included.
+TEST_CASE("determinism: golden losses after 40 steps, held-out loss included, of every model (native and WebAssembly agree)") {
+  struct Golden {
+    RunKind kind;
+    const char* last;
+    const char* heldout;
+  };
+  const Golden golden[] = {
+      {RunKind::translation_none, "0x1.9a26a2p+0", "0x1.8a50a6p+0"},
+      {RunKind::translation_additive, "0x1.6e3d04p+0", "0x1.5f5db8p+0"},
+      {RunKind::translation_general, "0x1.70ae5p+0", "0x1.6e4a18p+0"},
+      {RunKind::translation_dot, "0x1.aa2f84p+0", "0x1.9897cap+0"},
+      {RunKind::long_range_rnn, "0x1.4192bap+0", "0x1.538312p+0"},
+      {RunKind::long_range_lstm, "0x1.c62fbp+0", "0x1.c40d46p+0"},
+      {RunKind::long_range_gru, "0x1.0a046ep+1", "0x1.0baf4ap+1"},
+      {RunKind::long_range_attention, "0x1.0fe83p+1", "0x1.084a48p+1"},
+      {RunKind::sentiment, "0x1.6c77c4p-1", "0x1.5a9f7p-1"},
+      {RunKind::birnn_attention, "0x1.5483c6p-1", "0x1.536p-1"},
+      {RunKind::birnn_average, "0x1.495db2p-1", "0x1.4cf7d6p-1"},
+      {RunKind::glimpse_soft, "0x1.53c9f4p-2", "0x1.0f5b84p-2"},
+      {RunKind::glimpse_hard_argmax, "0x1.0dc878p+0", "0x1.1d0e26p+0"},
+      {RunKind::glimpse_reinforce, "0x1.dcb426p-1", "0x1.3b15acp-1"},
+      {RunKind::glimpse_gumbel, "0x1.1da234p-1", "0x1.ca3e8p-2"},
+      {RunKind::induction, "0x1.5d5b42p+1", "0x1.590a84p+1"},
+      {RunKind::word_order_plain, "0x1.61f14ap-1", "0x1.646692p-1"},
+      {RunKind::word_order_positions, "0x1.b0ba4p-5", "0x1.01052cp-5"},
+      {RunKind::word_order_rnn, "0x1.e8afb4p-10", "0x1.0bd272p-9"},
+  };
+  size_t covered = 0;
+  for (RunKind k : all_run_kinds())
+    if (k != RunKind::lm_chinese && k != RunKind::lm_english) ++covered;
+  CHECK(covered == sizeof(golden) / sizeof(golden[0]));  // a new model gets a line here
+  for (const Golden& g : golden) {
+    RunDesc d;
+    d.kind = g.kind;
+    TrainRun run(d);
+    for (int i = 0; i < 40; ++i) run.step();
+    REQUIRE(run.losses().size() == 40);
+    const std::string last = hex(run.losses().back()), heldout = hex(run.evaluate().loss);
+    MESSAGE("{RunKind::" << std::string(run_kind_name(g.kind)) << ", \"" << last << "\", \"" << heldout << "\"},");
+    CHECK(last == g.last);
+    CHECK(heldout == g.heldout);
+  }
+}
+
 // ---------------------------------------------------------------- 5 convergence
 TEST_CASE("convergence: seq2seq with additive attention translates held-out sentences, the alignment is learned") {
   // Measured (seed 1, batch 16, Adam 0.01, E 16, H 32): held-out greedy token
