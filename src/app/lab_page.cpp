@@ -88,6 +88,7 @@ Value lab_state_json(const LabApp& app) {
   s.set("uiMs", app.ui_ms);
   s.set("frameComputeMs", app.frame_compute_shown);
   s.set("frames", double(app.frames));
+  s.set("drawn", double(platform::frames_drawn()));  // frames drawn: unchanged ones are skipped
   s.set("revision", double(app.revision));  // counts changes the mirror shows
   {
     Value w = Value::object();  // the training worker: started, loaded, failed

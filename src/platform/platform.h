@@ -91,6 +91,11 @@ bool running_in_browser();
 // Milliseconds since start, monotonic, sub-millisecond resolution.
 double now_ms();
 
+// Frames actually drawn since start: a frame that would look exactly like the last
+// one drawn is skipped (the screen keeps showing it), so at rest this stays nearly
+// still while the frame callback keeps running.
+long frames_drawn();
+
 // Files a lesson loads only when it opens (a corpus): in the page, fetched from
 // the site (paths relative to the page) and joined with a blank line between
 // them; natively there is nothing to fetch (the core reads the lab's cache

@@ -37,6 +37,13 @@ float g_font_ratio = 0.0f;  // pixel ratio the fonts were last rasterised for
 // Fonts added after start (add_glyphs): their bytes, kept for every rebuild.
 std::vector<std::unique_ptr<std::string>> g_extra_fonts;
 const auto g_start = std::chrono::steady_clock::now();
+// Drawing only what changed (see draw_if_changed): the last frame drawn, as bytes,
+// and how many frames were drawn.
+std::vector<unsigned char> g_drawn_bytes, g_frame_bytes;
+int g_drawn_w = -1, g_drawn_h = -1;
+double g_drawn_at_ms = -1e9;
+long g_frames_drawn = 0;
+bool g_force_draw = true;
 
 // Rasterise the UI font at the screen's real pixel density, then scale it back
 // down, so text stays sharp on high-DPI screens instead of being upscaled.
@@ -102,6 +109,7 @@ void build_fonts(float ratio) {
   io.FontGlobalScale = 1.0f / ratio;
   gl::upload_fonts();
   g_font_ratio = ratio;
+  g_force_draw = true;  // the same vertices may now sample new glyphs
 }
 
 }  // namespace
@@ -236,6 +244,63 @@ double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - g_start).count();
 }
 
+namespace {
+
+void append(std::vector<unsigned char>& out, const void* p, size_t n) {
+  const auto* b = static_cast<const unsigned char*>(p);
+  out.insert(out.end(), b, b + n);
+}
+
+// Whether this frame must be drawn: a frame whose draw lists (vertices, indices,
+// commands, textures, clip rectangles) and drawable size are byte for byte those
+// of the last frame drawn looks the same, so it is not drawn again. The canvas, or
+// the window, keeps showing the last frame; a lesson that is only being read costs
+// a phone's or laptop's GPU nothing. Copying and comparing the lists costs far
+// less than drawing them (a few hundred kilobytes against a full-screen
+// rasterisation, in software on some machines). A drawing is still made every
+// second, and after the fonts change, in case something outside the lists (a
+// texture's contents) changed.
+bool draw_if_changed(const ImDrawData* data, int dw, int dh) {
+  g_frame_bytes.clear();
+  if (data) {
+    append(g_frame_bytes, &data->DisplayPos, sizeof(data->DisplayPos));
+    append(g_frame_bytes, &data->DisplaySize, sizeof(data->DisplaySize));
+    append(g_frame_bytes, &data->FramebufferScale, sizeof(data->FramebufferScale));
+    for (int i = 0; i < data->CmdListsCount; ++i) {
+      const ImDrawList* list = data->CmdLists[i];
+      const int counts[3] = {list->VtxBuffer.Size, list->IdxBuffer.Size, list->CmdBuffer.Size};
+      append(g_frame_bytes, counts, sizeof(counts));
+      append(g_frame_bytes, list->VtxBuffer.Data, sizeof(ImDrawVert) * size_t(list->VtxBuffer.Size));
+      append(g_frame_bytes, list->IdxBuffer.Data, sizeof(ImDrawIdx) * size_t(list->IdxBuffer.Size));
+      for (const ImDrawCmd& cmd : list->CmdBuffer) {
+        append(g_frame_bytes, &cmd.ClipRect, sizeof(cmd.ClipRect));
+        append(g_frame_bytes, &cmd.TextureId, sizeof(cmd.TextureId));
+        append(g_frame_bytes, &cmd.VtxOffset, sizeof(cmd.VtxOffset));
+        append(g_frame_bytes, &cmd.IdxOffset, sizeof(cmd.IdxOffset));
+        append(g_frame_bytes, &cmd.ElemCount, sizeof(cmd.ElemCount));
+        const bool callback = cmd.UserCallback != nullptr;
+        append(g_frame_bytes, &callback, sizeof(callback));
+        if (callback) g_force_draw = true;  // a callback may draw anything
+      }
+    }
+  }
+  const double t = now_ms();
+  const bool same = !g_force_draw && dw == g_drawn_w && dh == g_drawn_h && t - g_drawn_at_ms < 1000.0 &&
+                    g_frame_bytes == g_drawn_bytes;
+  if (same) return false;
+  std::swap(g_drawn_bytes, g_frame_bytes);
+  g_drawn_w = dw;
+  g_drawn_h = dh;
+  g_drawn_at_ms = t;
+  g_force_draw = false;
+  ++g_frames_drawn;
+  return true;
+}
+
+}  // namespace
+
+long frames_drawn() { return g_frames_drawn; }
+
 namespace internal {
 
 bool frame(FrameFn fn, void* user) {
@@ -268,11 +333,17 @@ bool frame(FrameFn fn, void* user) {
 
   int dw = 0, dh = 0;
   SDL_GL_GetDrawableSize(g_window, &dw, &dh);
-  glViewport(0, 0, dw, dh);
-  glClearColor(1.0f, 1.0f, 1.0f, 1.0f);  // the windows' background (theme.cpp)
-  glClear(GL_COLOR_BUFFER_BIT);
-  gl::render(ImGui::GetDrawData());
-  SDL_GL_SwapWindow(g_window);
+  if (draw_if_changed(ImGui::GetDrawData(), dw, dh)) {
+    glViewport(0, 0, dw, dh);
+    glClearColor(1.0f, 1.0f, 1.0f, 1.0f);  // the windows' background (theme.cpp)
+    glClear(GL_COLOR_BUFFER_BIT);
+    gl::render(ImGui::GetDrawData());
+    SDL_GL_SwapWindow(g_window);
+  } else {
+#if !defined(__EMSCRIPTEN__)
+    SDL_Delay(15);  // no swap, so no vsync to wait for: keep the loop near 60 Hz, not spinning
+#endif
+  }
   return keep;
 }
 

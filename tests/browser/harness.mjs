@@ -196,18 +196,25 @@ export function decodePng(buf) {
   }
   const raw = inflateSync(Buffer.concat(idat));
   const stride = width * channels, data = Buffer.alloc(stride * height);
+  // One loop per filter type (the branch out of the per-byte loop: a tall
+  // screenshot is millions of bytes).
   for (let y = 0; y < height; y++) {
     const filter = raw[y * (stride + 1)], src = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
     const row = data.subarray(y * stride, (y + 1) * stride), prev = y ? data.subarray((y - 1) * stride, y * stride) : null;
-    for (let i = 0; i < stride; i++) {
-      const a = i >= channels ? row[i - channels] : 0, b = prev ? prev[i] : 0, c = prev && i >= channels ? prev[i - channels] : 0;
-      let v = src[i];
-      if (filter === 1) v += a;
-      else if (filter === 2) v += b;
-      else if (filter === 3) v += (a + b) >> 1;
-      else if (filter === 4) { const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c); v += pa <= pb && pa <= pc ? a : pb <= pc ? b : c; }
-      row[i] = v & 255;
-    }
+    if (filter === 0 || (filter === 2 && !prev)) row.set(src);
+    else if (filter === 1) {
+      for (let i = 0; i < stride; i++) row[i] = (src[i] + (i >= channels ? row[i - channels] : 0)) & 255;
+    } else if (filter === 2) {
+      for (let i = 0; i < stride; i++) row[i] = (src[i] + prev[i]) & 255;
+    } else if (filter === 3) {
+      for (let i = 0; i < stride; i++) row[i] = (src[i] + (((i >= channels ? row[i - channels] : 0) + (prev ? prev[i] : 0)) >> 1)) & 255;
+    } else if (filter === 4) {
+      for (let i = 0; i < stride; i++) {
+        const a = i >= channels ? row[i - channels] : 0, b = prev ? prev[i] : 0, c = prev && i >= channels ? prev[i - channels] : 0;
+        const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+        row[i] = (src[i] + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c)) & 255;
+      }
+    } else throw new Error(`PNG filter ${filter}`);
   }
   return { width, height, channels, data };
 }

@@ -55,6 +55,33 @@ test('dragging a query number changes the state and the weights', async () => {
   await screenshotVariety(page, 'shell-after-drag');
 });
 
+// A frame that would look exactly like the last one drawn is not drawn again
+// (platform::frames_drawn): a learner reading a step costs the GPU nothing. The
+// canvas must keep showing the step meanwhile, and a change must still be drawn.
+test('at rest the page stops drawing, keeps showing the step, and draws again on a change', async () => {
+  const { page } = lab;
+  assert.ok(await page.evaluate(() => window.attnlab.goto('first-look', 1)));
+  await frames(page, 5);
+  const a = await state(page), t0 = Date.now();
+  await frames(page, 30);
+  const b = await state(page), seconds = (Date.now() - t0) / 1000;
+  assert.ok(b.frames - a.frames >= 30);
+  // One drawing a second is kept (in case a texture changed), plus one for slack.
+  assert.ok(b.drawn - a.drawn <= Math.ceil(seconds) + 1,
+    `${b.drawn - a.drawn} of ${b.frames - a.frames} unchanged frames drawn in ${seconds.toFixed(1)} s`);
+  const rest = await screenshotVariety(page, 'shell-at-rest');
+  assert.ok(rest.nonBackground > 0.02, 'the canvas went blank when the page stopped drawing');
+  const w = await widget(page, 'edit:q:0:0');
+  await page.mouse.move(w.rect.x + w.rect.width / 2, w.rect.y + w.rect.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(w.rect.x + w.rect.width / 2 + 40, w.rect.y + w.rect.height / 2, { steps: 4 });
+  await page.mouse.up();
+  await frames(page);
+  const c = await state(page);
+  assert.notEqual(c.values.q[0][0], b.values.q[0][0]);
+  assert.ok(c.drawn > b.drawn, 'a drag was not drawn');
+});
+
 test('Next/Back buttons and arrow keys change the step', async () => {
   const { page } = lab;
   await page.evaluate(() => window.attnlab.goto('first-look', 0));
