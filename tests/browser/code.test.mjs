@@ -5,7 +5,14 @@
 // a desktop and a phone, in both languages: screenshots/code-*.png.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { openLab, state, widgets, frames, until, mirrorCaughtUp, widget, startServer, screenshotVariety } from './harness.mjs';
+
+const require = createRequire(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'package.json'));
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 let server, current = null;
 after(async () => { await current?.close(); server?.stop(); });
@@ -46,6 +53,13 @@ test('the Code view opens from the toolbar, follows the values, copies, and the 
   await mirrorCaughtUp(page);
   assert.match(await mirrorCode(page), /scores = Q @ K\.T \/ d_k \*\* 0\.5/);
 
+  // The open view in the mirror passes axe-core (WCAG 2.1 A and AA).
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(() => window.axe.run(document, {
+    runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+  }));
+  assert.deepEqual(result.violations.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`), []);
+
   // PyTorch, from the mirror's own button (a screen reader's way).
   await mirrorClick(page, 'm-code-torch');
   await frames(page);
@@ -73,12 +87,19 @@ test('the Code view opens from the toolbar, follows the values, copies, and the 
   await mirrorCaughtUp(page);
   assert.ok(await page.evaluate(() => !document.querySelector('#mirror .m-code')));
 
-  // Back on a hand-set step the view is still open; Close closes it.
+  // Back on a hand-set step the view is still open; Close closes it, and the
+  // mirror's Code button, reached with the keyboard, opens it again.
   assert.ok(await page.evaluate(() => window.attnlab.goto('first-look', 1)));
   await frames(page);
   await page.mouse.click(...centre(await widget(page, 'code:close')));
   await frames(page);
   assert.ok(!(await widgets(page)).some((w) => w.id === 'code:text'));
+  await mirrorCaughtUp(page);
+  await page.focus('#mirror [data-key="m-code"]');
+  await page.keyboard.press('Enter');
+  await until(async () => (await widgets(page)).some((w) => w.id === 'code:text'), 'the Code view from the mirror');
+  await mirrorCaughtUp(page);
+  assert.equal(await page.evaluate(() => document.querySelector('#mirror [data-key="m-code"]').getAttribute('aria-expanded')), 'true');
   assert.deepEqual(current.consoleErrors, []);
 });
 

@@ -17,6 +17,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -134,15 +135,21 @@ bool python_has(const std::string& module) {
   return status == 0;
 }
 
+// A fresh folder for the programs, removed afterwards; with $LAB_CODE_KEEP set, a
+// folder of that name inside it that stays (to read the programs).
 struct Folder {
   fs::path path;
+  bool keep = false;
   explicit Folder(const std::string& name) {
-    path = fs::temp_directory_path() / (name + "_" + std::to_string(std::rand()) + "_" + std::to_string(::getpid()));
+    const char* kept = std::getenv("LAB_CODE_KEEP");
+    keep = kept && *kept;
+    path = keep ? fs::path(kept) / name
+                : fs::temp_directory_path() / (name + "_" + std::to_string(std::rand()) + "_" + std::to_string(::getpid()));
     fs::create_directories(path);
   }
   ~Folder() {
     std::error_code ec;
-    fs::remove_all(path, ec);
+    if (!keep) fs::remove_all(path, ec);
   }
 };
 
