@@ -206,7 +206,7 @@
                        on: { click: () => ask('code', { open: !c.open, lang: '' }) } }));
       if (!c.open) return box;
       const langs = el('div', { role: 'group', 'aria-label': c.title });
-      for (const [id, label] of [['numpy', 'NumPy'], ['torch', 'PyTorch']])
+      for (const [id, label] of c.trained ? [] : [['numpy', 'NumPy'], ['torch', 'PyTorch']])
         langs.append(el('button', { type: 'button', 'data-key': `m-code-${id}`, text: label, 'aria-pressed': String(c.lang === id),
                                     on: { click: () => ask('code', { open: true, lang: id }) } }));
       const name = c.lang === 'torch' ? 'PyTorch' : 'NumPy';
@@ -214,6 +214,9 @@
       box.append(el('h3', { text: c.title }), langs, el('p', { text: c.about }), pre,
         el('button', { type: 'button', 'data-key': 'm-code-copy', text: c.copy,
                        on: { click: () => { copyText(c.text || '', pre); say(c.copied); } } }));
+      // A trained model's weights: the lab copies them (they are not on the page).
+      if (c.trained) box.append(el('button', { type: 'button', 'data-key': 'm-code-weights', text: c.copyWeights,
+                                                on: { click: () => { if (ask('copyWeights')) say(c.copied); } } }));
       return box;
     }
 

@@ -16,6 +16,7 @@
 #include "base/simd_info.h"
 #include "base/tensor_json.h"
 #include "lab/code_export.h"
+#include "lab/weights_export.h"
 #include "lab/exercise.h"
 #include "platform/platform.h"
 #include "ui/strings.h"
@@ -483,34 +484,53 @@ std::string lab_embed_snippet(LabApp& app) {
   return snippet;
 }
 
+bool lab_code_trained(const LabApp& app) {
+  const attn::LessonStep* step = lab_current_step(app);
+  return step && app.experiment && (step->demo == "train_translation" || step->demo == "train_induction");
+}
+
+bool lab_has_code(const LabApp& app) {
+  const attn::LessonStep* step = lab_current_step(app);
+  return step && (attn::demo_has_code(step->demo) || lab_code_trained(app));
+}
+
 const std::string& lab_code(const LabApp& app) {
   static const std::string none;
   const attn::LessonStep* step = lab_current_step(app);
-  if (!step || !attn::demo_has_code(step->demo)) return none;
+  if (!lab_has_code(app)) return none;
   const std::string made_for = lab_current_key(app) + "@" + std::to_string(app.revision) + "@" + app.code_lang;
   if (app.code_made_for != made_for) {
     const attn::Lesson& lesson = app.set.lessons[size_t(app.lesson)];
-    app.code_text = attn::demo_code(step->demo, app.inputs, app.code_lang == "torch" ? attn::CodeLang::torch : attn::CodeLang::numpy,
-                                    lesson.title.get("en") + ", step " + std::to_string(app.state.step + 1) + ": " +
-                                        step->title.get("en"));
+    app.code_weights.clear();
+    if (lab_code_trained(app)) {
+      // The trained model: its weights and the program that loads them (empty
+      // until the model is built).
+      attn::TrainedExport e;
+      app.code_text = attn::export_trained(*app.experiment, &e) ? e.program : std::string();
+      app.code_weights = std::move(e.json);
+    } else {
+      app.code_text = attn::demo_code(step->demo, app.inputs, app.code_lang == "torch" ? attn::CodeLang::torch : attn::CodeLang::numpy,
+                                      lesson.title.get("en") + ", step " + std::to_string(app.state.step + 1) + ": " +
+                                          step->title.get("en"));
+    }
     app.code_made_for = made_for;
   }
   return app.code_text;
 }
 
 bool lab_code_view(LabApp& app, bool open, const std::string& language) {
-  const attn::LessonStep* step = lab_current_step(app);
-  if (!step || !attn::demo_has_code(step->demo)) return false;
+  if (!lab_has_code(app)) return false;
   if (language == "numpy" || language == "torch") app.code_lang = language;
   app.code_open = open;
   ++app.revision;  // the page's mirror shows the program too
   return true;
 }
 
-void lab_copy_code(LabApp& app) {
+void lab_copy_code(LabApp& app, bool weights) {
   const std::string& code = lab_code(app);
-  if (code.empty()) return;
-  platform::copy_to_clipboard(code);
+  const std::string& text = weights ? app.code_weights : code;
+  if (text.empty()) return;
+  platform::copy_to_clipboard(text);
   app.code_copied_at = platform::now_ms();
 }
 

@@ -80,6 +80,7 @@ struct LabApp {
   std::string code_lang = "numpy";
   mutable std::string code_text;      // a cache: made by lab_code, which only reads the lab
   mutable std::string code_made_for;  // the step, revision and language code_text was made for
+  mutable std::string code_weights;   // a trained model's weights (JSON), made with code_text
   double code_copied_at = -1e9;
   bool dirty = false;         // state changed since it was last saved
   double saved_at_ms = 0.0;
@@ -126,13 +127,18 @@ std::string lab_share_link(LabApp& app);  // also copies it to the clipboard
 // The <iframe> snippet for this step in the embed view (attn::embed_snippet),
 // copied to the clipboard.
 std::string lab_embed_snippet(LabApp& app);
-// The Code view: the current step's program in app.code_lang ("" when its demo has
-// none: the trained experiments); opening or closing it and picking its language
-// ("numpy" or "torch"; "" keeps it) -- false when the step has no program; and
-// copying the program to the clipboard.
+// The Code view. A hand-set step has a program in app.code_lang; the translator's
+// and the induction model's steps have their trained model's NumPy program, with
+// its weights as JSON in app.code_weights (lab/weights_export.h; both empty until
+// the model is built); other steps have none (lab_has_code). lab_code returns the
+// program; lab_code_view opens or closes the view and picks its language ("numpy"
+// or "torch"; "" keeps it), false when the step has no program; lab_copy_code puts
+// the program, or the weights, on the clipboard.
+bool lab_has_code(const LabApp& app);
+bool lab_code_trained(const LabApp& app);
 const std::string& lab_code(const LabApp& app);
 bool lab_code_view(LabApp& app, bool open, const std::string& language);
-void lab_copy_code(LabApp& app);
+void lab_copy_code(LabApp& app, bool weights = false);
 
 // Live experiments: "run", "pause", "step" (one training step), "reset" (start
 // again), "speed" (with "slow", "normal" or "fast"), "retry" (a new training

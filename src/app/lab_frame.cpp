@@ -91,9 +91,8 @@ void toolbar(LabApp& app, const attn::Lesson& lesson, ui::Nav& nav, bool with_na
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", ui::text::share_tip.get(lang));
   ui::widgets_record_last("step:share", "button");
-  // A hand-set step: its program, in the Code view above the panels.
-  const attn::LessonStep* step = lab_current_step(app);
-  if (step && attn::demo_has_code(step->demo)) {
+  // A hand-set step or a trained model: its program, in the Code view above the panels.
+  if (lab_has_code(app)) {
     same_line_for(ui::text::code.get(lang));
     const bool open = app.code_open;
     if (open) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
@@ -113,14 +112,15 @@ void toolbar(LabApp& app, const attn::Lesson& lesson, ui::Nav& nav, bool with_na
 }
 
 void code_view(LabApp& app) {
-  const attn::LessonStep* step = lab_current_step(app);
-  if (!app.code_open || !step || !attn::demo_has_code(step->demo)) return;
+  if (!app.code_open || !lab_has_code(app)) return;
   const std::string& code = lab_code(app);
-  if (code.empty()) return;  // the values do not compute: the demo says why
+  const bool trained = lab_code_trained(app);
+  if (code.empty() && !trained) return;  // the values do not compute: the demo says why
   const bool copied = platform::now_ms() - app.code_copied_at < 4000.0;
-  const ui::CodeAction a = ui::code_view({&code, app.code_lang, app.state.lang, copied});
+  const ui::CodeAction a = ui::code_view({&code, app.code_lang, app.state.lang, copied, trained ? &app.code_weights : nullptr});
   if (a.kind == ui::CodeAction::Kind::tab) lab_code_view(app, true, a.tab);
   if (a.kind == ui::CodeAction::Kind::copy) lab_copy_code(app);
+  if (a.kind == ui::CodeAction::Kind::copy_weights) lab_copy_code(app, true);
   if (a.kind == ui::CodeAction::Kind::close) lab_code_view(app, false, "");
   ImGui::Spacing();
 }

@@ -306,8 +306,9 @@ Value lab_mirror_json(const LabApp& app) {
   }
   o.set("exercises", std::move(exercises));
 
-  // The Code view: offered on every hand-set step; the program itself while it is open.
-  if (attn::demo_has_code(step.demo)) {
+  // The Code view: offered on every hand-set step and trained model; the program
+  // itself while it is open (a trained model's weights are copied, not shown).
+  if (lab_has_code(app)) {
     namespace t = ui::text;
     Value c = Value::object();
     c.set("open", app.code_open);
@@ -319,6 +320,12 @@ Value lab_mirror_json(const LabApp& app) {
     c.set("copied", t::code_copied.get(lang));
     c.set("close", t::code_close.get(lang));
     if (app.code_open) c.set("text", lab_code(app));
+    if (lab_code_trained(app)) {
+      c.set("trained", true);
+      c.set("about", t::code_about_trained.get(lang));
+      c.set("copyWeights", t::code_copy_weights.get(lang));
+      if (app.code_open && lab_code(app).empty()) c.set("text", t::code_waiting.get(lang));
+    }
     o.set("code", std::move(c));
   }
 

@@ -169,7 +169,7 @@ std::string lab_page_query(const std::string& name, const std::string& arg, void
   else if (name == "goto" || name == "loadLesson" || name == "language" || name == "link" || name == "share" ||
            name == "train" || name == "layout" || name == "typeNumber" || name == "help" || name == "quizPick" ||
            name == "quizCheck" || name == "hint" || name == "solution" || name == "setting" || name == "currentLink" ||
-           name == "embedSnippet" || name == "code" || name == "copyCode") {
+           name == "embedSnippet" || name == "code" || name == "copyCode" || name == "copyWeights") {
     const attn::json::ParseResult r = attn::json::parse(arg);
     const Value* a = r.ok ? &r.value : nullptr;
     auto str = [&](const char* key) {
@@ -214,9 +214,11 @@ std::string lab_page_query(const std::string& name, const std::string& arg, void
       // {"open": true|false, "lang": "numpy"|"torch"}: the Code view; false when the step has no program.
       const Value* open = a ? a->find("open") : nullptr;
       answer = lab_code_view(app, open && open->is_bool() ? open->as_bool() : app.code_open, str("lang"));
-    } else if (name == "copyCode") {
-      lab_copy_code(app);
-      answer = !lab_code(app).empty();
+    } else if (name == "copyCode" || name == "copyWeights") {
+      const bool weights = name == "copyWeights";
+      lab_copy_code(app, weights);
+      const std::string& program = lab_code(app);
+      answer = !(weights ? app.code_weights : program).empty();
     } else if (name == "help") {
       app.show_keys = !app.show_keys;
       answer = app.show_keys;

@@ -48,8 +48,10 @@ CodeAction code_view(const CodeViewData& view) {
     const char* id;
     const char* label;
   } tabs[] = {{"numpy", "NumPy"}, {"torch", "PyTorch"}};
+  const bool trained = view.weights != nullptr;
   float gap = 16.0f;
   for (const auto& t : tabs) {
+    if (trained) break;  // a trained model's program is NumPy only
     flow(button_w(t.label), gap);
     gap = 2.0f;
     const bool on = view.tab == t.id;
@@ -61,15 +63,29 @@ CodeAction code_view(const CodeViewData& view) {
   // Copy and Close stay together.
   const float spacing = ImGui::GetStyle().ItemSpacing.x;
   flow(button_w(text::code_copy.get(lang)) + spacing + button_w(text::code_close.get(lang)), 16.0f);
+  ImGui::BeginDisabled(code.empty());
   if (ImGui::Button(text::code_copy.get(lang))) action = {CodeAction::Kind::copy, ""};
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text::code_copy_tip.get(lang));
-  widgets_record_last("code:copy", "button");
+  if (!code.empty()) widgets_record_last("code:copy", "button");
+  if (trained) {
+    flow(button_w(text::code_copy_weights.get(lang)), spacing);
+    if (ImGui::Button(text::code_copy_weights.get(lang))) action = {CodeAction::Kind::copy_weights, ""};
+    if (!code.empty()) widgets_record_last("code:weights", "button");
+  }
+  ImGui::EndDisabled();
   flow(button_w(text::code_close.get(lang)), spacing);
   if (ImGui::Button(text::code_close.get(lang))) action = {CodeAction::Kind::close, ""};
   widgets_record_last("code:close", "button");
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  text_wrapped(view.copied ? text::code_copied.get(lang) : text::code_about.get(lang), ImGui::GetCursorScreenPos().x + inner);
+  const char* about = trained ? text::code_about_trained.get(lang) : text::code_about.get(lang);
+  text_wrapped(code.empty() ? text::code_waiting.get(lang) : view.copied ? text::code_copied.get(lang) : about,
+               ImGui::GetCursorScreenPos().x + inner);
   ImGui::PopStyleColor();
+  if (code.empty()) {
+    card_end(card);
+    ImGui::PopID();
+    return action;
+  }
 
   // Line starts, for a clipper: only the lines in sight are drawn.
   std::vector<size_t> starts = {0};

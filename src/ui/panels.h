@@ -269,15 +269,18 @@ TrainAction train_controls(const TrainControlsView& view);
 // code_view.cpp: the step as a Python program (attn::demo_code), above its panels:
 // NumPy | PyTorch tabs, Copy, Close, and the program, read-only, in a monospace
 // box that scrolls. Widget ids: "code:tab:numpy", "code:tab:torch", "code:copy",
-// "code:close", "code:text" (kind "panel").
+// "code:weights" (a trained model), "code:close", "code:text" (kind "panel").
 struct CodeViewData {
   const std::string* code = nullptr;  // the program shown
   std::string tab = "numpy";          // "numpy" or "torch"
   std::string lang = "en";
   bool copied = false;                // it was just copied: say so
+  // A trained model: its weights as JSON, with a button that copies them; NumPy
+  // only (no tabs). An empty program: the model is not built yet.
+  const std::string* weights = nullptr;
 };
 struct CodeAction {
-  enum class Kind { none, tab, copy, close } kind = Kind::none;
+  enum class Kind { none, tab, copy, copy_weights, close } kind = Kind::none;
   std::string tab;  // Kind::tab: "numpy" or "torch"
 };
 CodeAction code_view(const CodeViewData& view);

@@ -46,6 +46,13 @@ inline constexpr UiText code_copy{"Copy", "复制"};
 inline constexpr UiText code_copy_tip{"Copy the program to the clipboard", "把程序复制到剪贴板"};
 inline constexpr UiText code_copied{"Copied to the clipboard.", "已复制到剪贴板。"};
 inline constexpr UiText code_close{"Close", "关闭"};
+inline constexpr UiText code_about_trained{
+    "The trained model as a NumPy program. Copy the weights too, save them as weights.json beside it, and run "
+    "python3 program.py weights.json: it loads them and reproduces the prediction shown here (docs/weights.md).",
+    "把训练好的模型写成 NumPy 程序。把权重也复制下来，存为同一文件夹里的 weights.json，再运行 "
+    "python3 program.py weights.json：程序读入权重，重现这里显示的预测（见 docs/weights.md）。"};
+inline constexpr UiText code_copy_weights{"Copy weights (JSON)", "复制权重（JSON）"};
+inline constexpr UiText code_waiting{"The program appears once the model is built.", "模型建好后显示程序。"};
 inline constexpr UiText load_errors{"Some lessons could not be loaded:", "有些课程无法加载："};
 inline constexpr UiText no_lessons{"No lesson could be loaded.", "没有可以加载的课程。"};
 inline constexpr UiText dismiss{"Dismiss", "关闭"};

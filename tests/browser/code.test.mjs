@@ -1,15 +1,16 @@
 // The Code view (src/ui/code_view.cpp, src/lab/code_export.cpp): a hand-set step's
 // program, opened from the step's toolbar, drawn on the canvas and in the readable
 // mirror (a <pre> with a Copy button), following the learner's values; Copy puts it
-// on the page's clipboard; a training step offers none. Screenshots of the view on
-// a desktop and a phone, in both languages: screenshots/code-*.png.
+// on the page's clipboard; other training steps offer none. Screenshots of the view on
+// a desktop and a phone, in both languages: screenshots/code-*.png. The trained
+// translator offers its NumPy program and copies its weights as JSON.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openLab, state, widgets, frames, until, mirrorCaughtUp, widget, startServer, screenshotVariety } from './harness.mjs';
+import { openLab, state, widgets, frames, until, mirrorCaughtUp, widget, startServer, screenshotVariety, workerReady } from './harness.mjs';
 
 const require = createRequire(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'package.json'));
 const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -78,11 +79,12 @@ test('the Code view opens from the toolbar, follows the values, copies, and the 
   }, 'the program on the clipboard', 10000);
   assert.equal(copied, code);
 
-  // A training step has no program: no button, nothing in the mirror.
-  assert.ok(await page.evaluate(() => window.attnlab.goto('encoder-decoder', 0)));
+  // A training step other than the translator's and the induction model's has no
+  // program: no button, nothing in the mirror.
+  assert.ok(await page.evaluate(() => window.attnlab.goto('sentiment-model', 0)));
   await frames(page);
   const s = await state(page);
-  assert.match(s.demo, /^train_/, `the translation step is ${s.demo}`);
+  assert.match(s.demo, /^train_sentiment/, `the sentiment step is ${s.demo}`);
   assert.ok(!(await widgets(page)).some((w) => w.id === 'step:code' || w.id === 'code:text'));
   await mirrorCaughtUp(page);
   assert.ok(await page.evaluate(() => !document.querySelector('#mirror .m-code')));
@@ -130,6 +132,35 @@ test('the keyboard reaches the Code button and the view\'s tabs', async () => {
   assert.match(await mirrorCode(page), /import torch/);
   await press('Escape');
   assert.equal(await focused(), undefined);
+});
+
+test('the trained translator: its program, and its weights copied as JSON', async () => {
+  const { page } = await open();
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  assert.ok(await page.evaluate(() => window.attnlab.goto('encoder-decoder', 0)));
+  await frames(page);
+  await workerReady(page);
+  for (let i = 0; i < 3; i++) await page.evaluate(() => window.attnlab.train('step'));
+  await until(async () => (await state(page)).experiment?.steps >= 3, 'three training steps');
+  await mirrorCaughtUp(page);
+  await mirrorClick(page, 'm-code');
+  await until(async () => (await widgets(page)).some((w) => w.id === 'code:weights'), 'the Copy weights button');
+  await mirrorCaughtUp(page);
+  const code = await mirrorCode(page);
+  assert.match(code, /def gru\(x, h, name\):/);
+  assert.ok(!(await widgets(page)).some((w) => w.id === 'code:tab:torch'), 'a trained model\'s program is NumPy only');
+  await page.mouse.click(...centre(await widget(page, 'code:weights')));
+  await frames(page);
+  const weights = await until(async () => {
+    const t = await page.evaluate(() => navigator.clipboard.readText());
+    return t.startsWith('{"format":"attention-lab-weights"') ? t : '';
+  }, 'the weights on the clipboard', 10000);
+  const saved = JSON.parse(weights);
+  assert.equal(saved.model, 'translation');
+  assert.ok(saved.params['encoder.W_x'].length > 0);
+  assert.deepEqual(saved.shown.source, ['我', '爱', '中国', '。']);
+  await screenshotVariety(page, 'code-desktop-en-trained');
+  await mirrorClick(page, 'm-code');  // closed again for the tests after this one
 });
 
 for (const [device, opts] of [['desktop', { width: 1280, height: 800 }],
