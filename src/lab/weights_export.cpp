@@ -49,7 +49,7 @@ const char* const kHead =
 std::string induction_program() {
   return std::string(
              "# Attention Lab: the induction model (train_induction), loaded from its exported weights.\n"
-             "# Run: python3 induction.py weights.json  (the layout: docs/weights.md)\n"
+             "# Save it as program.py beside weights.json and run: python3 program.py weights.json (docs/weights.md)\n"
              "# Reproduces the page's next-token predictions on the sequence it shows.\n") +
          kHead +
          "tokens = shown[\"tokens\"]  # the sequence the page shows: A = 0, B = 1, ...\n"
@@ -75,7 +75,7 @@ std::string induction_program() {
 std::string translation_program() {
   return std::string(
              "# Attention Lab: the translator (train_translation), loaded from its exported weights.\n"
-             "# Run: python3 translator.py weights.json  (the layout: docs/weights.md)\n"
+             "# Save it as program.py beside weights.json and run: python3 program.py weights.json (docs/weights.md)\n"
              "# Reproduces the page's greedy decoding, and its alignment, of the sentence it shows.\n") +
          kHead +
          "def sigmoid(x):\n"

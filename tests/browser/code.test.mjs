@@ -23,16 +23,26 @@ async function open(opts = {}) {
   current = await openLab({ ...opts, server });
   return current;
 }
+// A lab on a step, allowed to read the page's clipboard.
+async function openOn(lesson, step) {
+  const lab = await open();
+  await lab.page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  assert.ok(await lab.page.evaluate(([l, s]) => window.attnlab.goto(l, s), [lesson, step]));
+  await frames(lab.page);
+  return lab;
+}
+// The clipboard's text once `wanted(text)` holds.
+const clipboard = (page, wanted, what) => until(async () => {
+  const t = await page.evaluate(() => navigator.clipboard.readText());
+  return wanted(t) ? t : '';
+}, what, 10000);
 
 const mirrorCode = (page) => page.evaluate(() => document.querySelector('#mirror .m-code pre')?.textContent || '');
 const mirrorClick = (page, key) => page.evaluate((k) => document.querySelector(`#mirror [data-key="${k}"]`).click(), key);
 const centre = (w) => [w.rect.x + w.rect.width / 2, w.rect.y + w.rect.height / 2];
 
 test('the Code view opens from the toolbar, follows the values, copies, and the mirror has it', async () => {
-  const { page } = await open();
-  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
-  assert.ok(await page.evaluate(() => window.attnlab.goto('first-look', 1)));
-  await frames(page);
+  const { page } = await openOn('first-look', 1);
   // Closed: the mirror offers the button, not the program.
   await mirrorCaughtUp(page);
   assert.equal(await mirrorCode(page), '');
@@ -73,10 +83,7 @@ test('the Code view opens from the toolbar, follows the values, copies, and the 
   // Copy on the canvas reaches the page's clipboard.
   await page.mouse.click(...centre(await widget(page, 'code:copy')));
   await frames(page);
-  const copied = await until(async () => {
-    const t = await page.evaluate(() => navigator.clipboard.readText());
-    return t.includes('import torch') ? t : '';
-  }, 'the program on the clipboard', 10000);
+  const copied = await clipboard(page, (t) => t.includes('import torch'), 'the program on the clipboard');
   assert.equal(copied, code);
 
   // A training step other than the translator's and the induction model's has no
@@ -135,10 +142,7 @@ test('the keyboard reaches the Code button and the view\'s tabs', async () => {
 });
 
 test('the trained translator: its program, and its weights copied as JSON', async () => {
-  const { page } = await open();
-  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
-  assert.ok(await page.evaluate(() => window.attnlab.goto('encoder-decoder', 0)));
-  await frames(page);
+  const { page } = await openOn('encoder-decoder', 0);
   await workerReady(page);
   for (let i = 0; i < 3; i++) await page.evaluate(() => window.attnlab.train('step'));
   await until(async () => (await state(page)).experiment?.steps >= 3, 'three training steps');
@@ -151,10 +155,7 @@ test('the trained translator: its program, and its weights copied as JSON', asyn
   assert.ok(!(await widgets(page)).some((w) => w.id === 'code:tab:torch'), 'a trained model\'s program is NumPy only');
   await page.mouse.click(...centre(await widget(page, 'code:weights')));
   await frames(page);
-  const weights = await until(async () => {
-    const t = await page.evaluate(() => navigator.clipboard.readText());
-    return t.startsWith('{"format":"attention-lab-weights"') ? t : '';
-  }, 'the weights on the clipboard', 10000);
+  const weights = await clipboard(page, (t) => t.startsWith('{"format":"attention-lab-weights"'), 'the weights on the clipboard');
   const saved = JSON.parse(weights);
   assert.equal(saved.model, 'translation');
   assert.ok(saved.params['encoder.W_x'].length > 0);
