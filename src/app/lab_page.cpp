@@ -2,6 +2,7 @@
 // widgets, errors, prose) and the answers to window.attnlab's questions, each
 // argument checked before it reaches the lab.
 #include <imgui.h>
+#include <imgui_internal.h>  // ImGui::ClearActiveID
 
 #include <cmath>
 
@@ -153,6 +154,13 @@ Value lab_prose_json(const LabApp& app) {
   return o;
 }
 
+// A value typed in the page's own input (a phone's Edit box) lets go of the canvas
+// field the finger tapped: ImGui keeps an active field's text to itself, and would
+// write its old text back over the new value when it lets go.
+static void release_canvas_field() {
+  if (ImGui::GetCurrentContext() && ImGui::GetActiveID() != 0) ImGui::ClearActiveID();
+}
+
 std::string lab_page_query(const std::string& name, const std::string& arg, void* user) {
   LabApp& app = *static_cast<LabApp*>(user);
   Value answer;
@@ -192,6 +200,7 @@ std::string lab_page_query(const std::string& name, const std::string& arg, void
       lab_set_layout(app, str("mode"), t && t->is_bool() && t->as_bool());
       answer = app.layout;
     } else if (name == "typeNumber") {
+      release_canvas_field();
       const Value* row = a ? a->find("row") : nullptr;
       const Value* col = a ? a->find("col") : nullptr;
       const bool ok = row && col && row->is_number() && col->is_number() && std::fabs(row->as_number()) < 1e6 &&
@@ -209,6 +218,7 @@ std::string lab_page_query(const std::string& name, const std::string& arg, void
       if (name == "hint") lab_show_hint(app, index("exercise"));
       answer = name == "solution" ? lab_apply_solution(app, index("exercise")) : true;
     } else if (name == "setting") {
+      release_canvas_field();
       answer = lab_page_setting(app, str("name"), str("value"));
     } else if (name == "code") {
       // {"open": true|false, "lang": "numpy"|"torch"}: the Code view; false when the step has no program.
