@@ -90,7 +90,15 @@ struct ScalarOps {
   static V add(V a, V b) { return a + b; }
   static V sub(V a, V b) { return a - b; }
   static V mul(V a, V b) { return a * b; }
+  // Natively with FMA: one explicit fused multiply-add. GCC contracts a plain
+  // a * b + c into an FMA in some instantiations and not in others (it depends
+  // on how it vectorises the loop around it), so two paths that promise the
+  // same bits (fused and unfused self-attention) could round differently.
+#if defined(__FMA__) && !defined(__wasm__)
+  static V mul_add(V a, V b, V c) { return std::fma(a, b, c); }
+#else
   static V mul_add(V a, V b, V c) { return keep(a * b + c); }
+#endif
   static V max(V a, V b) { return a < b ? b : a; }
   static V min(V a, V b) { return b < a ? b : a; }
   static void transpose(V (&)[1]) {}
