@@ -395,7 +395,7 @@ async function languageModelOnly() {
 const PASS_SHAPES = [[256, 64], [1024, 64]];
 const PASS_STEPS = [  // bench_attention's step names, and the pass each adds
   ['checks', 'finiteness checks (inputs, output)'], ['pack', 'pack: Q scaled, K^T panels, V padded'],
-  ['pack+scores', 'scores Q K^T (+ transposes)'], ['pack+scores+softmax', 'softmax: max, exp2, sums'],
+  ['pack+scores', 'scores Q K^T (+ transposes, block maxima)'], ['pack+scores+softmax', 'softmax: exp2, sums'],
   ['pack+scores+softmax+weighted_sum', 'weighted sum P V'], ['pack+scores+softmax+weighted_sum+normalise', 'normalise O / l'],
   ['all', '(all passes, checks included)']];
 function passTimings(rounds) {

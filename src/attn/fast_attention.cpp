@@ -60,7 +60,7 @@ namespace {
 //   3). 1 in WebAssembly: V8 issues every load of a loop iteration before the
 //   arithmetic that uses it, so a second step's 6 loaded vectors, next to the
 //   8 accumulators, no longer fit in x86-64's 16 registers and the loop spills
-//   (docs/benchmarks.md, "Why the lead depended on the CPU").
+//   (docs/benchmarks.md, "Kernels on Intel").
 //
 //   pow2_from_rounded(t): for t = x + 1.5 * 2^23 with integer-valued k = t - 1.5 * 2^23,
 //   the bit pattern of t is 0x4B400000 + k. Shifting it left by 23 drops the
@@ -90,7 +90,15 @@ struct ScalarOps {
   static V add(V a, V b) { return a + b; }
   static V sub(V a, V b) { return a - b; }
   static V mul(V a, V b) { return a * b; }
+  // Natively with FMA: one explicit fused multiply-add. GCC contracts a plain
+  // a * b + c into an FMA in some instantiations and not in others (it depends
+  // on how it vectorises the loop around it), so two paths that promise the
+  // same bits (fused and unfused self-attention) could round differently.
+#if defined(__FMA__) && !defined(__wasm__)
+  static V mul_add(V a, V b, V c) { return std::fma(a, b, c); }
+#else
   static V mul_add(V a, V b, V c) { return keep(a * b + c); }
+#endif
   static V max(V a, V b) { return a < b ? b : a; }
   static V min(V a, V b) { return b < a ? b : a; }
   static void transpose(V (&)[1]) {}
@@ -412,13 +420,13 @@ constexpr float kLog2e = 1.44269504088896341f;
 template <class Ops>
 struct PackedShape {
   static constexpr int W = Ops::W, R = Ops::W, NV = Ops::kColVecs, TW = NV * W;  // tile: R rows x TW columns
-  int n_q_pad, d_v_pad, key_block, blocks;
+  int n_q_pad, d_v_pad, key_block, key_groups;
   PackedShape(int n_q, int n_k, int d_v)
       : n_q_pad(round_up(n_q, R)), d_v_pad(round_up(d_v, TW)),
         key_block(std::min(kKeyBlock, round_up(n_k, TW))),  // fewer keys than a block: a smaller one
-        blocks((n_k + key_block - 1) / key_block) {}
+        key_groups((n_k + TW - 1) / TW) {}
   size_t q_size(int d) const { return size_t(n_q_pad) * size_t(d); }
-  size_t k_size(int d) const { return size_t(blocks) * size_t(d) * size_t(key_block); }
+  size_t k_size(int d) const { return size_t(key_groups) * size_t(d) * size_t(TW); }
   size_t v_size(int n_k) const { return size_t(n_k) * size_t(d_v_pad); }
 };
 
@@ -426,9 +434,17 @@ struct PackedShape {
 // Qp: n_q_pad / R tiles of (d, R), interleaved, times scale * log2(e): the
 // scores then come out in base 2, so the softmax uses exp2 with no multiply
 // per score. Rows past n_q are 0.
-// Kt: blocks of (d, key_block), K transposed one block at a time so a tile
-// reads TW consecutive keys per step; keys past n_k are 0 (masked in pass 2).
-// Vp (n_k, d_v_pad): V with its columns zero-padded to whole tiles.
+// Kt: one panel of (d, TW) per group of TW keys (key group g at Kt + g d TW),
+// K transposed: the scores tile for keys 8g .. 8g+7 reads its panel from
+// start to end, 32 consecutive bytes per step; keys past n_k are 0 (masked in
+// pass 2).
+// Vp: one panel of (n_k, TW) per group of TW columns of V (column group h at
+// Vp + h n_k TW), columns past d_v zero: the weighted-sum tile for columns
+// 8h .. 8h+7 reads key after key, again 32 consecutive bytes per step.
+// (Until issue 26 Kt was (d, key_block) per block and Vp row-major (n_k,
+// d_v_pad): a tile then took 32 bytes from every 256-byte row, so each step
+// touched a new cache line and a key block's lines were spread over the
+// whole panel; see docs/benchmarks.md, "Kernels on Intel".)
 //
 // Both transposes go W rows x W columns at a time through Ops::transpose
 // (whole rows of W consecutive rows and columns; the rest one element at a
@@ -459,17 +475,37 @@ void transpose_rows(const float* src, size_t ld, int rows, int cols, float facto
   }
 }
 
+// B (rows, cols) into panels of TW columns: packed[(c / TW) rows TW + r TW + c % TW]
+// = B[r ldb + c], and 0 for the columns past cols up to cols_pad (a multiple of TW).
+template <class Ops>
+void pack_column_panels(const float* B, size_t ldb, int rows, int cols, int cols_pad, std::vector<float>* packed) {
+  constexpr int W = Ops::W, TW = Ops::kColVecs * Ops::W;
+  packed->resize(size_t(rows) * size_t(cols_pad));
+  for (int c0 = 0; c0 < cols_pad; c0 += TW) {
+    float* panel = packed->data() + size_t(c0) * size_t(rows);
+    const int width = std::min(TW, cols - c0);
+    if (width == TW) {
+      for (int r = 0; r < rows; ++r)
+        for (int v = 0; v < Ops::kColVecs; ++v)
+          Ops::store(panel + size_t(r) * TW + v * W, Ops::load(B + size_t(r) * ldb + c0 + v * W));
+    } else {
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < TW; ++c) panel[size_t(r) * TW + c] = c < width ? B[size_t(r) * ldb + c0 + c] : 0.0f;
+    }
+  }
+}
+
 template <class Ops>
 void pack_attention_inputs(const AttentionProblem& pr, const PackedShape<Ops>& g, FastAttentionWorkspace& ws) {
-  constexpr int R = PackedShape<Ops>::R;
-  const int d = pr.d, kb = g.key_block;
+  constexpr int R = PackedShape<Ops>::R, TW = PackedShape<Ops>::TW;
+  const int d = pr.d;
   ws.q_tiles.assign(g.q_size(d), 0.0f);
   transpose_rows<Ops>(pr.Q, pr.ldq, pr.n_q, d, pr.scale * kLog2e, true, ws.q_tiles.data(), R, size_t(d) * R);
   ws.k_panels.assign(g.k_size(d), 0.0f);
-  for (int j0 = 0; j0 < pr.n_k; j0 += kb)  // one key block (a multiple of W keys) at a time
-    transpose_rows<Ops>(pr.K + size_t(j0) * pr.ldk, pr.ldk, std::min(kb, pr.n_k - j0), d, 1.0f, false,
-                        &ws.k_panels[size_t(j0 / kb) * d * kb], size_t(kb), Ops::W);
-  pack_columns(pr.V, pr.ldv, pr.n_k, pr.d_v, g.d_v_pad, &ws.v_padded);
+  for (int j0 = 0; j0 < pr.n_k; j0 += TW)  // one key group (a multiple of W keys) at a time
+    transpose_rows<Ops>(pr.K + size_t(j0) * pr.ldk, pr.ldk, std::min(TW, pr.n_k - j0), d, 1.0f, false,
+                        &ws.k_panels[size_t(j0 / TW) * d * TW], size_t(TW), Ops::W);
+  pack_column_panels<Ops>(pr.V, pr.ldv, pr.n_k, pr.d_v, g.d_v_pad, &ws.v_padded);
 }
 
 // Passes 1-6 on the packed operands in ws (pass 0 or a fused projection wrote
@@ -500,26 +536,34 @@ void attend_packed(const AttentionProblem& pr, const PackedShape<Ops>& g, FastAt
   auto attend_block = [&](int i0, int kb, int valid, V& m_tile, V& l_tile, float* O) {
     const int cols = round_up(valid, TW);
     const float* Q_tile = &Qp[size_t(i0) * d];
-    const float* panel = &Kt[size_t(kb / key_block) * d * key_block];
     const int rows_here = std::min(R, n_q - i0);
     int cols_softmax = cols;
 
-    // Pass 1: scores (R, cols) = Q_tile (R, d) Kt_block (d, cols), each
-    // R x W register block transposed on the way out to key-major S.
+    // Pass 1: scores (R, cols) = Q_tile (R, d) Kt_group (d, TW) for each group
+    // of TW keys, each R x W register block transposed on the way out to
+    // key-major S. The block maximum of pass 3 is taken here from the
+    // registers, a max per W keys instead of a second pass over S.
+    V block_max = Ops::splat(neg_inf);
     for (int jc = 0; (pr.passes & attention_passes::scores) && jc < cols; jc += TW) {
       V acc[R][NV];
       tile_zero<Ops, R, NV>(acc);
-      tile_interleaved<Ops, R, NV>(Q_tile, panel + jc, size_t(key_block), d, acc);
+      tile_interleaved<Ops, R, NV>(Q_tile, &Kt[size_t((kb + jc) / TW) * d * TW], size_t(TW), d, acc);
       for (int v = 0; v < NV; ++v) {
         V block[W];
         for (int r = 0; r < R; ++r) block[r] = acc[r][v];
         Ops::transpose(block);  // block[k]: key jc + v*W + k, one lane per row
-        for (int k = 0; k < W; ++k) Ops::store(S + size_t(jc + v * W + k) * R, block[k]);
+        for (int k = 0; k < W; ++k) {
+          Ops::store(S + size_t(jc + v * W + k) * R, block[k]);
+          block_max = Ops::max(block_max, block[k]);
+        }
       }
     }
 
     // Pass 2: hide keys past n_k (tile padding) and, when causal, keys right of
     // each row's diagonal. -inf becomes exactly 0 in exp2 (it clamps to 2^-127).
+    // A block with hidden keys takes its maximum again below, over what is
+    // visible (a hidden score may be the largest; most blocks hide nothing).
+    const bool hides = cols > valid || (pr.causal && i0 + 1 - kb < valid);
     for (int r = 0; r < R; ++r) {
       const int visible = pr.causal ? std::min(valid, i0 + r + 1 - kb) : valid;
       for (int j = std::max(visible, 0); j < cols; ++j) S[j * R + r] = neg_inf;
@@ -534,9 +578,11 @@ void attend_packed(const AttentionProblem& pr, const PackedShape<Ops>& g, FastAt
     // 2^(m - m') <= 1 (0 on the first block, where m = -inf). Block 0 always
     // holds key 0, which every row may see, so m' is finite from then on.
     if (!(pr.passes & attention_passes::softmax)) cols_softmax = 0;
-    V block_max = Ops::splat(neg_inf);
-    ATTN_NO_AUTO_VECTORIZE
-    for (int j = 0; j < cols_softmax; ++j) block_max = Ops::max(block_max, Ops::load(S + j * R));
+    if (hides) {
+      block_max = Ops::splat(neg_inf);
+      ATTN_NO_AUTO_VECTORIZE
+      for (int j = 0; j < cols_softmax; ++j) block_max = Ops::max(block_max, Ops::load(S + j * R));
+    }
     const V m_new = Ops::max(m_tile, block_max);
     const V correction = exp2_vec<Ops, true>(Ops::sub(m_tile, m_new));
     V row_sum = Ops::splat(0.0f);
@@ -549,12 +595,13 @@ void attend_packed(const AttentionProblem& pr, const PackedShape<Ops>& g, FastAt
     l_tile = Ops::mul_add(l_tile, correction, row_sum);
     m_tile = m_new;
 
-    // Pass 4: O (R, d_v_pad) = O * correction + P (R, valid) V[kb .. kb+valid) (valid, d_v_pad).
+    // Pass 4: O (R, d_v_pad) = O * correction + P (R, valid) V[kb .. kb+valid) (valid, d_v_pad),
+    // TW columns at a time from V's column panels.
     Ops::store(lanes, correction);
     for (int jc = 0; (pr.passes & attention_passes::weighted_sum) && jc < d_v_pad; jc += TW) {
       V acc[R][NV];
       tile_zero<Ops, R, NV>(acc);
-      tile_interleaved<Ops, R, NV>(S, &Vp[size_t(kb) * d_v_pad + jc], size_t(d_v_pad), valid, acc);
+      tile_interleaved<Ops, R, NV>(S, &Vp[size_t(jc) * n_k + size_t(kb) * TW], size_t(TW), valid, acc);
       for (int r = 0; r < R; ++r) {
         const V c = Ops::splat(lanes[r]);
         for (int v = 0; v < NV; ++v) {
@@ -588,9 +635,14 @@ void attend_packed(const AttentionProblem& pr, const PackedShape<Ops>& g, FastAt
       Ops::store(lanes, l[t]);
       for (int r = 0; (pr.passes & attention_passes::normalise) && r < rows_here; ++r) {
         const float inv = 1.0f / lanes[r];
+        const V inv_v = Ops::splat(inv);
+        const float* O_row = O + size_t(r) * d_v_pad;
         float* out_row = pr.out + size_t(i0 + r) * d_v;
+        int c = 0;
         ATTN_NO_AUTO_VECTORIZE
-        for (int c = 0; c < d_v; ++c) out_row[c] = O[size_t(r) * d_v_pad + c] * inv;
+        for (; c + W <= d_v; c += W) Ops::store(out_row + c, Ops::mul(Ops::load(O_row + c), inv_v));
+        ATTN_NO_AUTO_VECTORIZE
+        for (; c < d_v; ++c) out_row[c] = O_row[c] * inv;
       }
       // Pass 6 (only when the weights are wanted): weights = 2^(s - m) / l from
       // the raw scores kept in pass 2, now that each row's final m and l are known.
@@ -641,16 +693,23 @@ void project_packed(const Mat& X, const SelfAttentionWeights& w, float q_factor,
                     FastAttentionWorkspace& ws) {
   using V = typename Ops::V;
   constexpr int W = Ops::W, R = Ops::W, NV = Ops::kColVecs, TW = NV * W;
-  const int n = int(X.rows()), d_model = int(X.cols()), d_k = int(w.W_Q.cols()), d_v = int(w.W_V.cols());
-  const int dk_pad = round_up(d_k, TW), width_pad = 2 * dk_pad + g.d_v_pad, kb = g.key_block;
-  std::vector<float>& Wp = ws.w_packed;  // (d_model, width_pad): [W_Q 0 | W_K 0 | W_V 0]
+  const int n = int(X.rows()), d_model = int(X.cols()), d_k = int(w.W_Q.cols());
+  const int dk_pad = round_up(d_k, TW), width_pad = 2 * dk_pad + g.d_v_pad;
+  // [W_Q 0 | W_K 0 | W_V 0] (d_model, width_pad) in panels of TW columns: the
+  // columns jc .. jc + TW - 1 at Wp + jc d_model, (d_model, TW) row-major, so a
+  // register tile reads its panel from start to end.
+  std::vector<float>& Wp = ws.w_packed;
   Wp.assign(size_t(d_model) * width_pad, 0.0f);
-  for (int p = 0; p < d_model; ++p) {
-    float* row = &Wp[size_t(p) * width_pad];
-    std::memcpy(row, w.W_Q.row(p).data(), sizeof(float) * size_t(d_k));
-    std::memcpy(row + dk_pad, w.W_K.row(p).data(), sizeof(float) * size_t(d_k));
-    std::memcpy(row + 2 * dk_pad, w.W_V.row(p).data(), sizeof(float) * size_t(d_v));
-  }
+  auto put = [&](const Mat& M, int first_column) {
+    for (int p = 0; p < d_model; ++p)
+      for (int c = 0; c < int(M.cols()); ++c) {
+        const int col = first_column + c;
+        Wp[size_t(col - col % TW) * d_model + size_t(p) * TW + col % TW] = M(p, c);
+      }
+  };
+  put(w.W_Q, 0);
+  put(w.W_K, dk_pad);
+  put(w.W_V, 2 * dk_pad);
   // Every element of Qp and Vp is written below (rows past n from zero rows of
   // X); Kt's keys past the last row tile must be 0.
   ws.q_tiles.resize(g.q_size(d_k));
@@ -670,10 +729,11 @@ void project_packed(const Mat& X, const SelfAttentionWeights& w, float q_factor,
     for (int jc = 0; jc < width_pad; jc += TW) {
       V acc[R][NV];
       tile_zero<Ops, R, NV>(acc);
-      tile_rows<Ops, R, NV>(A, size_t(d_model), &Wp[size_t(jc)], size_t(width_pad), d_model, acc);
-      if (jc >= 2 * dk_pad) {  // V: rows as they are
+      tile_rows<Ops, R, NV>(A, size_t(d_model), &Wp[size_t(jc) * d_model], size_t(TW), d_model, acc);
+      if (jc >= 2 * dk_pad) {  // V: rows as they are, into the column panel of columns jc - 2 dk_pad ..
+        float* panel = Vp + size_t(jc - 2 * dk_pad) * n;
         for (int r = 0; r < std::min(R, n - i0); ++r)
-          for (int v = 0; v < NV; ++v) Ops::store(Vp + size_t(i0 + r) * g.d_v_pad + (jc - 2 * dk_pad) + v * W, acc[r][v]);
+          for (int v = 0; v < NV; ++v) Ops::store(panel + size_t(i0 + r) * TW + v * W, acc[r][v]);
         continue;
       }
       const bool is_q = jc < dk_pad;
@@ -685,7 +745,7 @@ void project_packed(const Mat& X, const SelfAttentionWeights& w, float q_factor,
           const int c = (is_q ? jc : jc - dk_pad) + v * W + k;
           if (c >= d_k) break;
           if (is_q) Ops::store(Qp + size_t(i0 / R) * d_k * R + size_t(c) * R, Ops::mul(block[k], factor));
-          else Ops::store(Kt + size_t(i0 / kb) * d_k * kb + size_t(c) * kb + (i0 % kb), block[k]);
+          else Ops::store(Kt + size_t(i0 / TW) * d_k * TW + size_t(c) * TW + (i0 % TW), block[k]);
         }
       }
     }

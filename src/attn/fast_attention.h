@@ -149,8 +149,8 @@ int fast_kernel_lanes();
 namespace attention_passes {
 constexpr unsigned checks = 1;        // the finiteness checks of inputs and output
 constexpr unsigned pack = 2;          // pass 0: Q scaled and interleaved, K^T panels, V padded
-constexpr unsigned scores = 4;        // pass 1: Q K^T register tiles (and the masks of pass 2)
-constexpr unsigned softmax = 8;       // pass 3: block maximum, exp2, running sums
+constexpr unsigned scores = 4;        // pass 1: Q K^T register tiles and each block's maximum (and the masks of pass 2)
+constexpr unsigned softmax = 8;       // pass 3: exp2, running sums (and the maximum again where keys are hidden)
 constexpr unsigned weighted_sum = 16; // pass 4: O = O * correction + P V
 constexpr unsigned normalise = 32;    // pass 5: O / l into the output
 constexpr unsigned all = 63;

@@ -219,6 +219,38 @@ TEST_CASE("fast attention: huge logits (~1e4) stay finite and match the referenc
     for (int c = 0; c < 16; ++c) CHECK(std::abs(out(i, c) - mean[c]) <= 1e-6f);
 }
 
+// The scores tile takes each key block's maximum from its registers, padding
+// keys and causally hidden keys included; a block that hides keys takes it
+// again over what is visible. Here every visible score is about -800 and the
+// hidden ones are 0 (the zero padding keys past n_k = 9, which is not a whole
+// group of keys) or +800 (the keys right of row 0's diagonal): a maximum that
+// counted them would turn every weight into 0 and the output into NaN.
+TEST_CASE("fast attention: a hidden key with the largest score does not set the row maximum") {
+  Rng rng(31);
+  const Mat V = random_mat(rng, 9, 6);
+  const Mat Q = Mat::Constant(9, 4, 20.0f);  // scale 1/2: q . k / 2 = +-800
+  Mat K = Mat::Constant(9, 4, -20.0f);
+  for (const Kernel& kernel : kKernels) {
+    Mat out;
+    Warnings warnings;
+    REQUIRE(kernel.run(Q, K, V, FastAttentionDesc(), &out, nullptr, &warnings) == "");  // padding hidden
+    CHECK(warnings.empty());
+    const Eigen::RowVectorXf mean = V.colwise().mean();
+    for (int i = 0; i < 9; ++i)
+      for (int c = 0; c < 6; ++c) CHECK_MESSAGE(std::abs(out(i, c) - mean[c]) <= 1e-6f, kernel.name << " row " << i);
+  }
+  K.bottomRows(8).setConstant(20.0f);  // keys 1-8 score +800, hidden from row 0 when causal
+  for (const Kernel& kernel : kKernels) {
+    Mat out;
+    Warnings warnings;
+    REQUIRE(kernel.run(Q, K, V, FastAttentionDesc{0.0f, true}, &out, nullptr, &warnings) == "");
+    CHECK(warnings.empty());
+    for (int c = 0; c < 6; ++c) CHECK_MESSAGE(std::abs(out(0, c) - V(0, c)) <= 1e-6f, kernel.name);
+    check_close(std::string(kernel.name) + " causal, hidden maxima", out,
+                reference(Q, K, V, FastAttentionDesc{0.0f, true}).output, kAttnAtol, kAttnRtol);
+  }
+}
+
 TEST_CASE("fast attention: scores that overflow float take the exact path (no NaN)") {
   const float big = 1e20f;  // q . k = 4e40 overflows float
   Mat Q = Mat::Constant(2, 4, big), K(3, 4), V(3, 2);
