@@ -6,7 +6,7 @@
 // screenshots/touch-*.png.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openLab, state, widgets, frames, startServer } from './harness.mjs';
+import { openLab, state, widgets, frames, startServer, until } from './harness.mjs';
 
 const profiles = {
   'phone portrait': { width: 390, height: 844, deviceScaleFactor: 3 },
@@ -79,9 +79,12 @@ async function centre(page, id) {
 async function reveal(page, f, id, backFirst = false) {
   const c = await canvasBox(page);
   const shown = async () => (await widgets(page)).some((w) => w.id === id && w.rect.height >= 30);
-  const down = [c.y + c.height - 40, c.y + 80], up = [c.y + 80, c.y + c.height - 40];
+  // Swipes of 40% of the screen: with its glide a swipe must move the panels less
+  // than a screen, or it can carry the widget past between two looks (at a phone's
+  // 60 frames a second a fling glides further than at a loaded test machine's 10).
+  const down = [c.y + c.height * 0.7, c.y + c.height * 0.3], up = [c.y + c.height * 0.3, c.y + c.height * 0.7];
   for (const [from, to] of backFirst ? [up, down] : [down, up]) {
-    for (let i = 0; i < 8 && !(await shown()); i++) {
+    for (let i = 0; i < 16 && !(await shown()); i++) {
       await f.swipe(c.x + c.width / 2, from, c.x + c.width / 2, to);
       await settled(page);
     }
@@ -205,14 +208,15 @@ test('a finger drags a number, swipes the panels, and types a value through the 
   const { page } = await open('phone portrait', '#first-look/2');
   const f = await finger(page);
   const c = await canvasBox(page);
-  // Swipe up until the last editor (the values) and its buttons are on screen.
-  for (let i = 0; i < 6 && !(await centre(page, 'reset:v')); i++) await f.swipe(200, c.y + c.height - 40, 200, c.y + 60);
-  await settled(page);
+  // Swipe up until the last editor (the values) and its buttons are on screen,
+  // looking only once each swipe's glide has stopped (a look during the glide
+  // could see the button pass by and stop swiping too early).
+  assert.ok(await reveal(page, f, 'reset:v'), 'the last panel never came on screen');
   const reset = await centre(page, 'reset:v');
   assert.ok(reset && reset.y < c.y + c.height, 'the last panel never came on screen');
   // Swipe back: the first editor returns. (Waiting for q[0][0] alone was flaky:
   // the swipe's glide could carry q[1][0] off the bottom after q[0][0] showed.)
-  await reveal(page, f, 'edit:q:1:0', true);
+  assert.ok(await reveal(page, f, 'edit:q:1:0', true), 'q[1][0] never came back on screen');
   const cell = await centre(page, 'edit:q:1:0');
   assert.ok(cell, 'q[1][0] is not on screen after swiping back');
   const before = (await state(page)).values.q[1][0];
@@ -224,7 +228,7 @@ test('a finger drags a number, swipes the panels, and types a value through the 
   await f.swipe(cell.x, cell.y, cell.x + 3, cell.y - 120, 8);
   await settled(page);
   assert.equal((await state(page)).values.q[1][0], dragged);
-  await reveal(page, f, 'edit:q:1:0', true);
+  assert.ok(await reveal(page, f, 'edit:q:1:0', true), 'q[1][0] is not on screen after the scroll');
 
   // A tap on a number offers Edit; Edit opens a decimal input with its value.
   const p = await centre(page, 'edit:q:1:0');
@@ -254,6 +258,34 @@ test('a finger drags a number, swipes the panels, and types a value through the 
   await frames(page, 2);
   assert.equal((await state(page)).values.q[1][0], -0.375);
   assert.equal((await state(page)).edited, true);
+});
+
+// The tap on the field makes the canvas's own field active too; the value typed
+// in the page's box must not be overwritten by that field's old text when it lets
+// go (it was, after the case above: the prompt stayed empty).
+test('a Chinese prompt is typed on the phone through its input method (tap, Edit, compose, Enter)', async () => {
+  const { page } = await open('phone portrait', '#language-model/4');  // the poems
+  const f = await finger(page);
+  assert.ok(await page.evaluate(() => window.attnlab.setLanguage('zh')));
+  // The field appears once the lesson's text has loaded (it is fetched when the lesson opens).
+  await until(async () => (await state(page)).experiment?.runs, 'the poems and their glyphs to load', 120000);
+  await tapWidget(page, f, 'text:prompt');
+  await page.waitForSelector('#cell-edit', { state: 'visible' });
+  await page.tap('#cell-edit');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'cell-input');
+  assert.equal(await page.getAttribute('#cell-input', 'inputmode'), 'text');
+  // The phone's input method composes the pinyin, then hands over the characters.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Input.imeSetComposition', { text: 'mingyue', selectionStart: 7, selectionEnd: 7 });
+  await cdp.send('Input.insertText', { text: '明月几时有' });
+  await page.screenshot({ path: `${process.env.LAB_SHOTS || '.'}/touch-phone-zh-prompt-typing.png`, scale: 'css' });
+  await page.press('#cell-input', 'Enter');
+  const ex = await until(async () => {
+    const e = (await state(page)).experiment;
+    return e.prompt === '明月几时有' ? e : null;
+  }, 'the typed prompt to reach the model');
+  assert.equal(await page.isVisible('#cell-input'), false);
+  assert.equal(ex.corpus, 'chinese');
 });
 
 test('a quiz is answered by tap', async () => {
