@@ -157,17 +157,28 @@ test('desktop: the old build keeps its own files, the notice appears, Reload get
       assert.deepEqual(await axeNotice(page), []);
       await page.screenshot({ path: join(shots, 'update-desktop-zh.png') });
 
-      // Reload: B takes over, the page loads again, from B only.
+      // Reload: B takes over, the page loads again, from B only. The page is asked
+      // all along, as a learner's console might: until it has gone, it must leave A's
+      // worker alone (`active` null while `updating`). A message reaching that worker
+      // as Chromium stops it starts it again, and B then waited past any ceiling here
+      // (the lame-duck limit is 5 minutes): the flake this test had.
       const onB = recordResponses(page);
       const t1 = Date.now();
       trace.note('click Reload');
       await page.click('#update-reload');
+      let askedOld = 0;
       await until(async () => {
+        let s;
         try {
-          const s = await page.evaluate(async () => window.attnlab && (await window.attnlab.ready, window.attnlab.offline()));
-          return s && s.controlled && s.active?.build === builds.B.list.id ? s : null;
+          s = await page.evaluate(async () => window.attnlab && (await window.attnlab.ready, window.attnlab.offline()));
         } catch { return null; }  // the page is between documents
+        if (s?.updating) {
+          askedOld++;
+          assert.equal(s.active, null, 'the old page asked the old build\'s worker while the new one took over');
+        }
+        return s && s.controlled && s.active?.build === builds.B.list.id ? s : null;
       }, 'the page to come back on build B', 120000);
+      trace.note(`on B (the old page answered ${askedOld} time(s) meanwhile)`);
       console.log(`Reload to build B's first frame: ${((Date.now() - t1) / 1000).toFixed(1)} s`);
       const gotB = await Promise.all(onB);
       // From B's page on, every file is B's (before it, the old page's last moments may be A's).
