@@ -22,10 +22,14 @@ export async function traceServiceWorkers(page) {
 }
 
 // Runs body(trace) with the page's service workers traced; prints the trace if
-// it throws (or always, with LAB_SWTRACE=1).
-export async function withServiceWorkerTrace(page, body) {
+// it throws (or always, with LAB_SWTRACE=1), and once if it is still running
+// after `watchdogMs` (a wait with no ceiling of its own, such as an evaluate
+// that never returns, shows where it is before the test's time runs out).
+export async function withServiceWorkerTrace(page, body, { watchdogMs = 420000 } = {}) {
   const trace = await traceServiceWorkers(page);
-  const print = () => console.log(`service workers, as the browser saw them:\n${trace.text()}`);
+  const print = (why = '') => console.log(`service workers, as the browser saw them${why}:\n${trace.text()}`);
+  const dog = setTimeout(() => print(` (still running after ${watchdogMs / 1000} s)`), watchdogMs);
+  dog.unref();
   try {
     await body(trace);
     if (process.env.LAB_SWTRACE) print();
@@ -33,6 +37,7 @@ export async function withServiceWorkerTrace(page, body) {
     print();
     throw e;
   } finally {
+    clearTimeout(dog);
     await trace.stop();
   }
 }

@@ -117,10 +117,12 @@ test('desktop: the old build keeps its own files, the notice appears, Reload get
       assert.equal(st.lesson, 'first-look');
       assert.equal(st.values.k[2][0], edited.values.k[2][0]);
       // Still on A: the lessons' later files and the training worker come from A.
+      trace.note('the language model on A');
       assert.ok(await page.evaluate(() => window.attnlab.goto('language-model', 0)));
       await until(async () => (await state(page)).experiment?.runs, 'the language model on build A', 120000);
       await workerReady(page);
       // A file A's cache has lost is fetched again, and B's copy of it is refused.
+      trace.note('the probe');
       const probe = await page.evaluate(async (id) => {
         const cache = await caches.open('attnlab-' + id);
         await cache.delete(new URL('texts/us-declaration', location.href).href);
@@ -130,7 +132,9 @@ test('desktop: the old build keeps its own files, the notice appears, Reload get
       assert.equal(probe.status, 503, probe.text);
       assert.match(probe.text, /another version/);
       // The waiting build caches its later files too: whole offline before the learner reloads.
+      trace.note('B to cache every file');
       await until(async () => (await offline(page)).waiting?.complete, 'build B to cache every file while it waits', 120000);
+      trace.note(`reading ${onA.length} responses`);
       const gotA = await Promise.all(onA);
       for (const p of ['index.html', 'lab.js', 'lab.css', 'index.wasm', 'texts/us-constitution', 'trainer-worker.js', 'trainer.wasm']) {
         assert.ok(gotA.some((r) => r.path === p && r.builds.includes('A')), `${p} was not loaded from build A`);
@@ -140,6 +144,7 @@ test('desktop: the old build keeps its own files, the notice appears, Reload get
       console.log(`${gotA.length} responses while on build A, all of them A's`);
 
       // The notice, in both languages (the page's language is the lab's).
+      trace.note('the notice, checked and shot');
       let n = await noticeText(page);
       assert.ok(n.visible && n.inside && n.whole && n.offCanvas, JSON.stringify(n));
       assert.equal(n.text, 'A new version is ready: Reload ✕');
