@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openLab, startServer, state, widget, frames, until, workerReady, shots } from './harness.mjs';
+import { openLab, startServer, state, widget, frames, until, within, workerReady, shots } from './harness.mjs';
 import { builtSite, modifiedCopy, scratchDir, servedLink, whichBuilds } from './builds.mjs';
 import { withServiceWorkerTrace } from './swtrace.mjs';
 
@@ -123,19 +123,19 @@ test('desktop: the old build keeps its own files, the notice appears, Reload get
       await workerReady(page);
       // A file A's cache has lost is fetched again, and B's copy of it is refused.
       trace.note('the probe');
-      const probe = await page.evaluate(async (id) => {
+      const probe = await within(page.evaluate(async (id) => {
         const cache = await caches.open('attnlab-' + id);
         await cache.delete(new URL('texts/us-declaration', location.href).href);
         const r = await fetch('texts/us-declaration');
         return { status: r.status, text: (await r.text()).slice(0, 200) };
-      }, builds.A.list.id);
+      }, builds.A.list.id), 120000, 'the probe of a file A\'s cache has lost');
       assert.equal(probe.status, 503, probe.text);
       assert.match(probe.text, /another version/);
       // The waiting build caches its later files too: whole offline before the learner reloads.
       trace.note('B to cache every file');
       await until(async () => (await offline(page)).waiting?.complete, 'build B to cache every file while it waits', 120000);
       trace.note(`reading ${onA.length} responses`);
-      const gotA = await Promise.all(onA);
+      const gotA = await within(Promise.all(onA), 120000, `the bodies of ${onA.length} responses on build A`);
       for (const p of ['index.html', 'lab.js', 'lab.css', 'index.wasm', 'texts/us-constitution', 'trainer-worker.js', 'trainer.wasm']) {
         assert.ok(gotA.some((r) => r.path === p && r.builds.includes('A')), `${p} was not loaded from build A`);
       }
@@ -185,7 +185,7 @@ test('desktop: the old build keeps its own files, the notice appears, Reload get
       }, 'the page to come back on build B', 120000);
       trace.note(`on B (the old page answered ${askedOld} time(s) meanwhile)`);
       console.log(`Reload to build B's first frame: ${((Date.now() - t1) / 1000).toFixed(1)} s`);
-      const gotB = await Promise.all(onB);
+      const gotB = await within(Promise.all(onB), 120000, `the bodies of ${onB.length} responses after Reload`);
       // From B's page on, every file is B's (before it, the old page's last moments may be A's).
       const firstB = gotB.findIndex((r) => r.path === 'index.html' && r.builds.includes('B'));
       assert.ok(firstB >= 0, JSON.stringify(gotB));
