@@ -42,7 +42,7 @@ function recordResponses(page) {
     const path = pathOf(r.url()) || 'index.html';
     if (!inList(path, builds.A)) return;
     got.push(r.body().then((b) => ({ path, status: r.status(), builds: whichBuilds(path, b, builds) }),
-                           () => ({ path, status: r.status(), builds: ['unread'] })));
+                           (e) => ({ path, status: r.status(), builds: ['unread'], why: String(e).split('\n')[0].slice(0, 200) })));
   });
   return got;
 }
@@ -107,6 +107,11 @@ test('desktop: the old build keeps its own files, the notice appears, Reload get
       assert.ok(edited.edited);
 
       // B is deployed; the learner comes back (a reload): still A, and the notice.
+      // The training worker starts loading after the first frame: once it is
+      // ready, none of this page's requests is still under way, so every response
+      // recorded from here on is the next page's, and whole (a worker stopped
+      // mid-load by the reload left responses whose bodies could not be read).
+      await workerReady(page);
       const onA = recordResponses(page);
       const t0 = Date.now();
       trace.note('B served, reload');
