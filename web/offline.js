@@ -8,7 +8,7 @@
   const sw = navigator.serviceWorker;
   const notice = document.getElementById('update');
   const $ = (id) => document.getElementById(id);
-  let reg = null, firstFrameAt = 0, reloading = false;
+  let reg = null, firstFrameAt = 0, reloading = false, outgoing = null;
   if (!sw || !notice || !window.attnlab) return;
   const hadController = !!sw.controller;
 
@@ -53,6 +53,11 @@
     // served the old build's page and then, once the new one took over, its files.
     // Reload once it is active (should controllerchange not come), or on the old
     // build should it fail (redundant).
+    // From now on the old build's worker is left alone (offline() below no longer
+    // asks it): Chromium stops it so the new one can take over, and a message or
+    // request reaching it while it stops starts it again, after which the new build
+    // waits until the old worker has been idle for 30 s, or 5 minutes if it never is.
+    outgoing = reg.active;
     w.addEventListener('statechange', () => {
       if ((w.state === 'activated' || w.state === 'redundant') && !reloading) { reloading = true; location.reload(); }
     });
@@ -103,12 +108,18 @@
       try { w.postMessage({ type: 'status' }, [ch.port2]); } catch (e) { clearTimeout(t); res(null); }
     });
   }
-  // For tests and the curious: where the offline copy stands.
-  window.attnlab.offline = async () => ({
-    controlled: !!sw.controller,
-    notice: !notice.hidden,
-    firstFrameAt,
-    active: await statusOf(reg && reg.active),
-    waiting: await statusOf(reg && reg.waiting),
-  });
+  // For tests and the curious: where the offline copy stands. Once Reload has asked
+  // the new build to take over (`updating`), the old build's worker is not asked:
+  // `active` is null until the new one is active.
+  window.attnlab.offline = async () => {
+    const active = reg && reg.active !== outgoing ? reg.active : null;
+    return {
+      controlled: !!sw.controller,
+      notice: !notice.hidden,
+      updating: !!outgoing,
+      firstFrameAt,
+      active: await statusOf(active),
+      waiting: await statusOf(reg && reg.waiting),
+    };
+  };
 })();

@@ -92,13 +92,23 @@ export async function frames(page, n = 3) {
   await page.waitForFunction((s) => window.attnlab.state().frames >= s, start + n);
 }
 
+// Resolves as `promise` does, or fails after `ms` saying what it waited for: a
+// ceiling for a wait that has none of its own (an evaluate, a response's body).
+export function within(promise, ms, what, message = `waited ${(ms / 1000).toFixed(0)} s for ${what}`) {
+  let timer;
+  const late = new Promise((_, rej) => { timer = setTimeout(() => rej(new Error(message)), ms); });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 // Polls check() (every 50 ms) until it returns something truthy and returns
 // that; after `ms` it fails, saying what it waited for. For anything the page
-// does a moment later (the mirror, announcements): never a fixed sleep.
+// does a moment later (the mirror, announcements): never a fixed sleep. A check
+// that never returns fails too, 30 s after the ceiling.
 export async function until(check, what, ms = 60000) {
   const t0 = Date.now();
   for (;;) {
-    const v = await check();
+    const v = await within(check(), Math.max(ms - (Date.now() - t0), 0) + 30000, what,
+                           `waited ${(ms / 1000 + 30).toFixed(0)} s for ${what}: a check never returned`);
     if (v) return v;
     if (Date.now() - t0 > ms) throw new Error(`waited ${(ms / 1000).toFixed(0)} s for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
