@@ -244,8 +244,12 @@ test('phone: the notice on a touch screen in both languages; after ✕, the next
       assert.equal((await noticeText(page)).visible, false);
       trace.note('✕, the tab goes and comes back');
       await lab.reload();
-      const s = await offline(page);
-      assert.equal(s.controlled, true);
+      // The new page may ask before its registration is known or while C is still
+      // activating (the worker answers once active): wait for C's answer.
+      const s = await until(async () => {
+        const o = await page.evaluate(async () => window.attnlab && (await window.attnlab.ready, window.attnlab.offline()));
+        return o?.controlled && o.active ? o : null;
+      }, 'the page to come back controlled, with an active worker that answers', 120000);
       assert.equal(s.active.build, builds.C.list.id);
       assert.equal(s.notice, false);
       assert.deepEqual(await page.evaluate(() => caches.keys()), [`attnlab-${builds.C.list.id}`]);
