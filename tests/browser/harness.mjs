@@ -231,6 +231,18 @@ export function decodePng(buf) {
 
 // Takes a screenshot (saved as shots/name.png) and measures how much of it is not
 // the most common colour: a blank or single-colour page scores ~0.
+// Drags widget `id` (a number) sideways by dx pixels with the mouse, from its
+// centre, in `steps` moves; then lets the page draw a few frames.
+export async function dragWidget(page, id, dx, steps) {
+  const w = await widget(page, id);
+  const x = w.rect.x + w.rect.width / 2, y = w.rect.y + w.rect.height / 2;
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x + dx, y, { steps });
+  await page.mouse.up();
+  await frames(page);
+}
+
 export async function screenshotVariety(page, name) {
   return pngVariety(await page.screenshot({ path: join(shots, `${name}.png`) }));
 }

@@ -2,7 +2,7 @@
 // and reacts to drags, clicks and arrow keys.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openLab, state, widget, widgets, frames, screenshotVariety } from './harness.mjs';
+import { openLab, state, widget, widgets, frames, screenshotVariety, dragWidget } from './harness.mjs';
 
 let lab;
 before(async () => { lab = await openLab(); });
@@ -71,12 +71,7 @@ test('at rest the page stops drawing, keeps showing the step, and draws again on
     `${b.drawn - a.drawn} of ${b.frames - a.frames} unchanged frames drawn in ${seconds.toFixed(1)} s`);
   const rest = await screenshotVariety(page, 'shell-at-rest');
   assert.ok(rest.nonBackground > 0.02, 'the canvas went blank when the page stopped drawing');
-  const w = await widget(page, 'edit:q:0:0');
-  await page.mouse.move(w.rect.x + w.rect.width / 2, w.rect.y + w.rect.height / 2);
-  await page.mouse.down();
-  await page.mouse.move(w.rect.x + w.rect.width / 2 + 40, w.rect.y + w.rect.height / 2, { steps: 4 });
-  await page.mouse.up();
-  await frames(page);
+  await dragWidget(page, 'edit:q:0:0', 40, 4);
   const c = await state(page);
   assert.notEqual(c.values.q[0][0], b.values.q[0][0]);
   assert.ok(c.drawn > b.drawn, 'a drag was not drawn');

@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openLab, startServer, state, widget, frames, until, within, workerReady, shots } from './harness.mjs';
+import { openLab, startServer, state, dragWidget, frames, until, within, workerReady, shots } from './harness.mjs';
 import { builtSite, modifiedCopy, scratchDir, servedLink, whichBuilds } from './builds.mjs';
 import { withServiceWorkerTrace } from './swtrace.mjs';
 
@@ -97,12 +97,7 @@ test('desktop: the old build keeps its own files, the notice appears, Reload get
       // Something to keep: a step and an edited value (dragged, as a learner does).
       assert.ok(await page.evaluate(() => window.attnlab.goto('first-look', 1)));
       await frames(page);
-      const w = await widget(page, 'edit:k:2:0');
-      await page.mouse.move(w.rect.x + w.rect.width / 2, w.rect.y + w.rect.height / 2);
-      await page.mouse.down();
-      await page.mouse.move(w.rect.x + w.rect.width / 2 + 100, w.rect.y + w.rect.height / 2, { steps: 8 });
-      await page.mouse.up();
-      await frames(page);
+      await dragWidget(page, 'edit:k:2:0', 100, 8);
       const edited = await state(page);
       assert.ok(edited.edited);
 
