@@ -14,10 +14,6 @@ namespace attn {
 // ---------------------------------------------------------------- 1 helpers
 namespace {
 
-std::string shape_str(Eigen::Index rows, Eigen::Index cols) {
-  return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
-}
-
 ScoreDesc score_desc_of(const AttentionDesc& desc) { return ScoreDesc{desc.score, desc.temperature}; }
 
 ScoreParams score_params_of(const AttentionParams& p) { return ScoreParams{p.W, p.W_q, p.W_k, p.v_a}; }

@@ -14,10 +14,6 @@ namespace attn {
 // ---------------------------------------------------------------- 1 helpers and validation
 namespace {
 
-std::string shape_str(Eigen::Index rows, Eigen::Index cols) {
-  return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
-}
-
 bool needs_head_score(ScoreKind kind) { return kind == ScoreKind::general || kind == ScoreKind::additive; }
 
 AttentionDesc head_desc(const MultiHeadDesc& desc) {

@@ -43,10 +43,6 @@ bool parse_cell_kind(const std::string& name, CellKind& out) {
 
 namespace {
 
-std::string shape_str(Eigen::Index rows, Eigen::Index cols) {
-  return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
-}
-
 // "" when m is (rows, cols); otherwise says what `name` should have been.
 std::string expect_shape(const std::string& name, const Mat& m, Eigen::Index rows, Eigen::Index cols) {
   if (m.rows() == rows && m.cols() == cols) return "";

@@ -14,10 +14,6 @@ namespace attn {
 
 namespace {
 
-std::string shape_str(Eigen::Index rows, Eigen::Index cols) {
-  return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
-}
-
 // 1 / sqrt(|x_i|^2 + eps^2) for every row x_i of X: the guarded inverse norm of
 // cosine similarity (see kCosineEps). (n)
 Eigen::ArrayXf guarded_inverse_norms(const Mat& X) {

@@ -105,10 +105,6 @@ FeedForwardGrads feed_forward_backward(const Mat& z, const Mat& W_1, const Mat& 
 // ---------------------------------------------------------------- 4 helpers and validation
 namespace {
 
-std::string shape_str(Eigen::Index rows, Eigen::Index cols) {
-  return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
-}
-
 // [z | 1]: (n, d + 1).
 Mat with_ones(const Mat& z) {
   Mat a(z.rows(), z.cols() + 1);

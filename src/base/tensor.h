@@ -27,4 +27,9 @@ inline Vec column_sums(const Mat& m) {
   return m.rows() == 0 ? Vec(Vec::Zero(m.cols())) : Vec(m.colwise().sum().transpose());
 }
 
+// A shape as the core's error messages write it: "(rows, cols)".
+inline std::string shape_str(Eigen::Index rows, Eigen::Index cols) {
+  return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
+}
+
 }  // namespace attn

@@ -20,6 +20,7 @@
 #include "attn/attention.h"
 #include "attn/transformer.h"
 #include "base/rng.h"
+#include "base/text.h"
 #include "lab/demos_internal.h"
 
 namespace attn {
@@ -42,12 +43,6 @@ std::string num(float v) {
   }
   std::string s = buf;
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  return s;
-}
-
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
   return s;
 }
 

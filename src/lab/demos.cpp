@@ -12,6 +12,7 @@
 #include <cstdlib>
 
 #include "base/number_text.h"
+#include "base/text.h"
 #include "lab/demos_internal.h"
 
 namespace attn {
@@ -355,12 +356,6 @@ const DemoEntry* find(const std::string& name) {
   for (const auto& e : registry())
     if (name == e.name) return &e;
   return nullptr;
-}
-
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
-  return s;
 }
 
 // Checks one setting's text against its spec; "" = fine.

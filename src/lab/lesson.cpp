@@ -14,18 +14,13 @@
 #include <set>
 
 #include "base/number_text.h"
+#include "base/text.h"
 #include "lab/demos.h"
 
 namespace attn {
 
 // ---------------------------------------------------------------- 1 text helpers
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 bool valid_id(std::string_view s) {
   if (s.empty() || s.size() > 64) return false;

@@ -17,7 +17,7 @@ namespace ui {
 namespace {
 
 constexpr float kPad = kCardPad;
-constexpr float kGap = 14.0f;       // between cards
+constexpr float kCardGap = 14.0f;       // between cards
 constexpr float kTitleCap = 340.0f; // a longer title wraps instead of widening the card
 constexpr float kMinCard = 150.0f;
 
@@ -255,7 +255,7 @@ std::optional<DemoEdit> demo_view(const DemoView& view) {
   Ctx c{in, out, view.lang, ImGui::GetContentRegionAvail().x};
   // Several line plots (curves against d_k, counts against n) read best side by side.
   if (std::count_if(out.panels.begin(), out.panels.end(), [](const Panel& p) { return p.kind == Panel::Kind::line_plot; }) >= 2)
-    c.plot_cap = (c.avail - kGap) / 2 - 2 * kPad;
+    c.plot_cap = (c.avail - kCardGap) / 2 - 2 * kPad;
   std::optional<DemoEdit> edit;
 
   if (!out.error.empty())
@@ -284,7 +284,7 @@ std::optional<DemoEdit> demo_view(const DemoView& view) {
     // control card never leaves a hole beside a tall matrix.
     const bool control = p.kind == Panel::Kind::choice || p.kind == Panel::Kind::slider;
     if (!first) {
-      ImGui::SameLine(0, kGap);
+      ImGui::SameLine(0, kCardGap);
       const float x = ImGui::GetCursorScreenPos().x;
       bool new_row = control != last_was_control || x + card_w > right + 0.5f;
       // A slider that does not fit beside the controls before it gets a shorter
@@ -300,7 +300,7 @@ std::optional<DemoEdit> demo_view(const DemoView& view) {
       }
       if (new_row) {
         ImGui::NewLine();
-        ImGui::Dummy(ImVec2(0, kGap - ImGui::GetStyle().ItemSpacing.y * 2));
+        ImGui::Dummy(ImVec2(0, kCardGap - ImGui::GetStyle().ItemSpacing.y * 2));
       }
     }
     first = false;

@@ -15,7 +15,7 @@ namespace ui {
 namespace {
 
 constexpr float kMinBox = 54.0f;  // token box width at least
-constexpr float kGap = 14.0f;     // between boxes
+constexpr float kBoxGap = 14.0f;     // between boxes
 constexpr float kDrop = 120.0f;   // vertical distance between the strips
 
 std::string label(const std::vector<std::string>& labels, Eigen::Index i) {
@@ -31,12 +31,12 @@ float text_width(const std::vector<std::string>& labels, Eigen::Index n) {
 // Box width and gap: roomy when there is space, squeezed (down to the widest
 // label) to fit max_width.
 struct Strip {
-  float box = kMinBox, gap = kGap;
+  float box = kMinBox, gap = kBoxGap;
 };
 Strip strip_size(const TokenArrowsView& view) {
   const Eigen::Index n_q = view.weights->rows(), n_k = view.weights->cols(), n = std::max(n_q, n_k);
   const float text = std::max(text_width(view.queries, n_q), text_width(view.keys, n_k));
-  Strip s{std::max(kMinBox, text + 16.0f), kGap};
+  Strip s{std::max(kMinBox, text + 16.0f), kBoxGap};
   const float total = float(n) * s.box + float(n - 1) * s.gap;
   if (view.max_width > 0.0f && total > view.max_width && n > 1) {
     s.gap = 5.0f;

@@ -17,9 +17,12 @@
 #include "data/text_corpus.h"
 #include "lab/demos.h"
 #include "lab/experiments.h"
+#include "lab/lab_test_util.h"
 #include "train/train_run.h"
 
 namespace {
+
+using attn::test::has_panel;
 
 using attn::DemoInputs;
 
@@ -39,12 +42,6 @@ std::string str(const attn::json::Value& v, const char* key) {
   const attn::json::Value* x = v.find(key);
   REQUIRE(x != nullptr);
   return x->as_string();
-}
-
-bool has_panel(const attn::DemoOutputs& out, const std::string& id) {
-  for (const auto& p : out.panels)
-    if (p.id == id) return true;
-  return false;
 }
 
 double run_status_loss(const attn::json::Value& status) {

@@ -11,9 +11,12 @@
 
 #include "lab/exercise.h"
 #include "lab/experiments.h"
+#include "lab/lab_test_util.h"
 #include "train/train_run.h"
 
 namespace {
+
+using attn::test::has_panel;
 
 using attn::DemoInputs;
 using attn::Experiment;
@@ -22,12 +25,6 @@ DemoInputs settings(std::initializer_list<std::pair<const std::string, std::stri
   DemoInputs in;
   in.settings = s;
   return in;
-}
-
-bool has_panel(const attn::DemoOutputs& out, const std::string& id) {
-  for (const auto& p : out.panels)
-    if (p.id == id) return true;
-  return false;
 }
 
 double number(const attn::json::Value& v, const char* key) {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "support/gradcheck.h"
+#include "support/train_test_util.h"
 #include "train/char_lm.h"
 #include "train/ngram.h"
 #include "train/train_run.h"
@@ -34,18 +35,14 @@ using namespace attn::train;
 
 namespace {
 
+using attn::test::hex;
+
 // ---------------------------------------------------------------- 1 helpers
-void check_params(const std::string& what, const ParamList& params, const std::function<double()>& loss) {
+void check_lm_params(const std::string& what, const ParamList& params, const std::function<double()>& loss) {
   for (Param* p : params) attn::test::check_gradient(what + " " + p->name, p->value, p->grad, loss);
 }
 
-std::string hex(float x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%a", double(x));
-  return buf;
-}
-
-CharLmDesc tiny_desc() {
+CharLmDesc tiny_lm_desc() {
   CharLmDesc d;
   d.vocab = 7;
   d.context = 5;
@@ -78,7 +75,7 @@ const char* const kBuiltInText =
 
 // ---------------------------------------------------------------- 2 the model
 TEST_CASE("char LM: every parameter's gradient matches finite differences (embeddings, norms, attention, FFN, unembedding)") {
-  CharLm m(tiny_desc());
+  CharLm m(tiny_lm_desc());
   std::vector<data::TextWindow> set(3);
   set[0].tokens = {1, 4, 2, 6, 4, 0};  // a full window (context + 1)
   set[1].tokens = {3, 0, 3};           // a shorter one: the loss is a mean over 5 + 2 + 4 predictions
@@ -94,14 +91,14 @@ TEST_CASE("char LM: every parameter's gradient matches finite differences (embed
   // E, P; per block: LN1 gain and bias, W_Q W_K W_V W_O, LN2 gain and bias, FFN W_1 b_1 W_2 b_2;
   // the final LayerNorm's gain and bias, W_U, b_U.
   CHECK(params.size() == 2 + 2 * 12 + 4);
-  check_params("char LM", params, [&] { return double(m.loss(set, batch)); });
+  check_lm_params("char LM", params, [&] { return double(m.loss(set, batch)); });
   const EvalResult ev = m.evaluate(set);
   CHECK(ev.count == 5 + 2 + 5);
   CHECK(ev.loss == doctest::Approx(m.loss(set, batch)).epsilon(1e-5));
 }
 
 TEST_CASE("char LM: sequence_gradient with a window's own targets is the training step's backward pass, bit for bit") {
-  CharLm a(tiny_desc()), b(tiny_desc());
+  CharLm a(tiny_lm_desc()), b(tiny_lm_desc());
   std::vector<data::TextWindow> set(2);
   set[0].tokens = {1, 4, 2, 6, 4, 0};
   set[1].tokens = {3, 0, 3};
@@ -118,7 +115,7 @@ TEST_CASE("char LM: sequence_gradient with a window's own targets is the trainin
   }
   // Inputs it cannot score add nothing: no tokens, targets of another length,
   // more tokens than the context.
-  CharLm c(tiny_desc());
+  CharLm c(tiny_lm_desc());
   CHECK(c.sequence_gradient({}, {}, 1.0f) == 0.0);
   CHECK(c.sequence_gradient({1, 2}, {2}, 1.0f) == 0.0);
   CHECK(c.sequence_gradient({1, 2, 3, 4, 5, 6}, {2, 3, 4, 5, 6, 0}, 1.0f) == 0.0);
@@ -126,7 +123,7 @@ TEST_CASE("char LM: sequence_gradient with a window's own targets is the trainin
 }
 
 TEST_CASE("char LM: causal -- a later character never changes an earlier prediction, and the weights are causal rows") {
-  CharLm m(tiny_desc());
+  CharLm m(tiny_lm_desc());
   const std::vector<int> tokens = {1, 4, 2, 6, 4};
   std::vector<int> changed = tokens;
   changed[3] = 0;
@@ -174,7 +171,7 @@ TEST_CASE("sampling: top-k 1 is the argmax, low temperature nears it, draws foll
   int ones = 0;
   for (int s = 0; s < 200; ++s) ones += sample_logits(z, 5, cold, rng) == 4;
   CHECK(ones == 0);  // 1.0 is 1 below the top: e^-20 at T = 0.05
-  CharLm m(tiny_desc());
+  CharLm m(tiny_lm_desc());
   Rng r1(3), r2(3);
   const std::vector<int> a = sample_text(m, {1, 2}, 12, plain, r1), b = sample_text(m, {1, 2}, 12, plain, r2);
   CHECK(a.size() == 12);

@@ -16,6 +16,7 @@
 
 #include "data/induction.h"
 #include "support/gradcheck.h"
+#include "support/train_test_util.h"
 #include "train/induction_model.h"
 #include "train/train_run.h"
 
@@ -23,6 +24,8 @@ using namespace attn;
 using namespace attn::train;
 
 namespace {
+
+using attn::test::kBoth;
 
 // ---------------------------------------------------------------- 1 helpers
 InductionModelDesc tiny_desc() {
@@ -41,8 +44,6 @@ std::vector<data::InductionSequence> tiny_sequences() {
   set[1].tokens = {3, 0, 3, 0};
   return set;
 }
-
-const std::vector<int> kBoth = {0, 1};
 
 void check_all(const std::string& what, InductionModel& m, const std::function<double()>& loss) {
   for (Param* p : m.params()) attn::test::check_gradient(what + " " + p->name, p->value, p->grad, loss);

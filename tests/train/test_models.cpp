@@ -27,6 +27,7 @@
 #include "data/word_order.h"
 #include "support/attn_test_util.h"
 #include "support/gradcheck.h"
+#include "support/train_test_util.h"
 #include "train/birnn_classifier.h"
 #include "train/glimpse.h"
 #include "train/sentiment_model.h"
@@ -39,17 +40,13 @@ using namespace attn::train;
 
 namespace {
 
+using attn::test::hex;
+using attn::test::kBoth;
+
 // ---------------------------------------------------------------- 1 helpers
 void check_model(const std::string& what, const ParamList& params, const std::function<double()>& loss,
                  attn::test::GradCheck opt = {}) {
   for (Param* p : params) attn::test::check_gradient(what + " " + p->name, p->value, p->grad, loss, opt);
-}
-
-// Exact bits of a float, for golden values ("0x1.8p+0" style).
-std::string hex(float x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%a", double(x));
-  return buf;
 }
 
 std::vector<data::TranslationPair> tiny_pairs() {
@@ -70,8 +67,6 @@ std::vector<data::Review> tiny_reviews() {
   set[1].label = 0;
   return set;
 }
-
-const std::vector<int> kBoth = {0, 1};
 
 // A sentiment model small enough for finite differences: d = 8 (4 + 4 with
 // concatenated positions), `heads` heads of 8 / heads.
