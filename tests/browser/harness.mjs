@@ -229,8 +229,6 @@ export function decodePng(buf) {
   return { width, height, channels, data };
 }
 
-// Takes a screenshot (saved as shots/name.png) and measures how much of it is not
-// the most common colour: a blank or single-colour page scores ~0.
 // Drags widget `id` (a number) sideways by dx pixels with the mouse, from its
 // centre, in `steps` moves; then lets the page draw a few frames.
 export async function dragWidget(page, id, dx, steps) {
@@ -243,6 +241,8 @@ export async function dragWidget(page, id, dx, steps) {
   await frames(page);
 }
 
+// Takes a screenshot (saved as shots/name.png) and measures how much of it is not
+// the most common colour: a blank or single-colour page scores ~0.
 export async function screenshotVariety(page, name) {
   return pngVariety(await page.screenshot({ path: join(shots, `${name}.png`) }));
 }
