@@ -1,9 +1,9 @@
-// Every step of every lesson renders in both languages without errors; a
-// screenshot of each is saved under the build's screenshots/ folder for people
-// to look at.
+// Every step of every lesson renders in both languages without errors. With
+// LAB_TOUR_SHOTS=1 a screenshot of each is saved under the build's screenshots/
+// folder for people to look at (harness.mjs, stepVariety).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openLab, state, frames, screenshotVariety } from './harness.mjs';
+import { openLab, state, frames, stepVariety } from './harness.mjs';
 
 let lab;
 // Tall, so that each screenshot shows the whole step (the layout's widths are those
@@ -29,7 +29,7 @@ for (const lang of ['en', 'zh']) {
         const prose = await page.evaluate(() => document.getElementById('prose').innerText);
         assert.ok(prose.trim().length > 20, `${l.id} step ${s} has no readable text in the page`);
         if (lang === 'zh') assert.match(prose, /[\u4e00-\u9fff]/, `${l.id} step ${s} shows no Chinese text`);
-        const v = await screenshotVariety(page, `lesson-${lang}-${l.id}-${s + 1}`);
+        const v = await stepVariety(page, `lesson-${lang}-${l.id}-${s + 1}`);
         assert.ok(v.nonBackground > 0.02, `${l.id} step ${s} looks blank`);
         visited++;
       }

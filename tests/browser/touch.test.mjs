@@ -2,11 +2,11 @@
 // touch events on), as a learner with a finger uses it. Every step must fit the
 // screen's width with touch-sized controls; the drawer, a finger's drag, swipe and
 // tap, the on-screen number input, a quiz, training and a rotation must work.
-// Screenshots of every step on the phone (both languages) are saved in
-// screenshots/touch-*.png.
+// With LAB_TOUR_SHOTS=1, screenshots of every step on the phone (both languages)
+// are saved in screenshots/touch-*.png.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openLab, state, widgets, frames, startServer, until } from './harness.mjs';
+import { openLab, state, widgets, frames, startServer, until, tourShots } from './harness.mjs';
 
 const profiles = {
   'phone portrait': { width: 390, height: 844, deviceScaleFactor: 3 },
@@ -135,7 +135,7 @@ async function everyStep(page, label, lang, shots) {
         const under = await page.evaluate(([x, y]) => document.elementFromPoint(x, y)?.id, [whole.rect.x + whole.rect.width / 2, whole.rect.y + whole.rect.height / 2]);
         assert.equal(under, 'canvas', `${where}: ${whole.id} ${JSON.stringify(whole.rect)} is over #${under}`);
       }
-      if (shots) await page.screenshot({ path: `${process.env.LAB_SHOTS || '.'}/touch-${shots}-${lang}-${l.id}-${s}.png`, scale: 'css' });
+      if (shots && tourShots) await page.screenshot({ path: `${process.env.LAB_SHOTS || '.'}/touch-${shots}-${lang}-${l.id}-${s}.png`, scale: 'css' });
       visited++;
     }
   }
