@@ -167,7 +167,7 @@ inline constexpr UiText speed_normal_tip{"Trains as fast as this device can, and
                                          "以这台设备最快的速度训练，每秒多次刷新曲线"};
 inline constexpr UiText speed_fast_tip{"Trains as fast as this device can, and shows the curves a few times a second",
                                        "以这台设备最快的速度训练，每秒刷新几次曲线"};
-inline constexpr UiText train_starting{"Starting the training worker...", "正在启动训练线程……"};
+inline constexpr UiText train_starting{"Starting the worker...", "正在启动训练线程……"};
 inline constexpr UiText train_failed{"Training stopped: %s. Your saved work is kept.", "训练停止了：%s。已保存的内容不受影响。"};
 inline constexpr UiText train_retry{"Retry", "重试"};
 inline constexpr UiText train_retry_tip{"Start the training worker again; the experiments start from the beginning",

@@ -15,7 +15,9 @@ TrainAction train_controls(const TrainControlsView& view) {
   TrainAction action;
   const std::string& lang = view.lang;
   ImGui::PushID("train");
-  // The worker stopped: say so, with a way to start it again, above the row.
+  // The worker stopped: say so, with a way to start it again, above the row. (While
+  // it starts, the bar says so instead: a line above the row that went away once it
+  // was ready moved everything below by a line, under a finger about to tap.)
   if (!view.failed.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.75f, 0.20f, 0.15f, 1));
     ImGui::TextWrapped(text::train_failed.get(lang), view.failed.c_str());
@@ -23,8 +25,6 @@ TrainAction train_controls(const TrainControlsView& view) {
     if (ImGui::Button(text::train_retry.get(lang))) action.kind = TrainAction::Kind::retry;
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text::train_retry_tip.get(lang));
     widgets_record_last("train:retry", "button");
-  } else if (view.starting) {
-    ImGui::TextDisabled("%s", text::train_starting.get(lang));
   }
   const char* run_label = view.running ? text::train_pause.get(lang)
                           : view.started ? text::train_resume.get(lang)
@@ -86,6 +86,7 @@ TrainAction train_controls(const TrainControlsView& view) {
   const float bar_w = std::min(220.0f, ImGui::GetContentRegionAvail().x);
   char overlay[64];
   if (view.finished) std::snprintf(overlay, sizeof overlay, "%s", text::train_finished.get(lang));
+  else if (view.starting && view.progress == 0) std::snprintf(overlay, sizeof overlay, "%s", text::train_starting.get(lang));
   else std::snprintf(overlay, sizeof overlay, text::train_progress.get(lang), view.progress, view.planned);
   const float fraction = view.planned > 0 ? float(view.progress) / float(view.planned) : 0.0f;
   ImGui::PushStyleColor(ImGuiCol_PlotHistogram, view.finished ? ImVec4(0.20f, 0.62f, 0.30f, 1) : ImVec4(0.20f, 0.42f, 0.85f, 1));

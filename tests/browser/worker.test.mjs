@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openLab, state, frames, until, workerReady, scrollAndClick, screenshotVariety } from './harness.mjs';
+import { openLab, state, frames, until, workerReady, scrollAndClick, screenshotVariety, widgets } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const golden = JSON.parse(readFileSync(join(here, '..', 'lab', 'golden_training.json'), 'utf8'));
@@ -41,6 +41,40 @@ test('the first frame does not wait for the worker, which loads a moment later',
   assert.equal((await state(page)).worker.started, true);
   await workerReady(page);
   assert.ok(await pageWorker(page));
+});
+
+// Found when a tap on a quiz answer went astray on a loaded machine: a line
+// "Starting the training worker..." above the Start button went away once the
+// worker was ready, and everything below it moved up by a line, under the pointer.
+test('nothing on a training step moves when the worker becomes ready; meanwhile the bar says it is starting', async () => {
+  // The worker's script is held back until the layout has been measured.
+  let release, hits = 0;
+  const held = new Promise((r) => { release = r; });
+  const own = await openLab({ hash: '#encoder-decoder', prepare: (page) => page.route(/trainer-worker\.js$/, async (route) => {
+    hits++;
+    await held;
+    await route.continue();
+  }) });
+  try {
+    const { page } = own;
+    await until(() => hits > 0, 'the page to ask for the worker');
+    await frames(page, 3);
+    const st = await state(page);
+    assert.equal(st.demo, 'train_translation');
+    assert.equal(st.worker.ready, false);
+    const layout = async () => (await widgets(page)).filter((w) => !w.id.startsWith('lesson:'))
+      .map((w) => `${w.id} at ${w.rect.x},${w.rect.y}`);
+    const starting = await layout();
+    assert.ok(starting.some((l) => l.startsWith('quiz:stop-for-love:0 ')), starting.join('; '));
+    release();
+    await workerReady(page);
+    await frames(page, 3);
+    assert.deepEqual(await layout(), starting);
+    assert.deepEqual(own.consoleErrors, []);
+  } finally {
+    release();
+    await own.close();
+  }
 });
 
 test('trained in the Web Worker, the models end at exactly the losses they reach natively and under node', async () => {
