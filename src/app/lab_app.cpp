@@ -11,13 +11,13 @@
 #include <sstream>
 
 #include "app/lab_app_internal.h"
-#include "base/rng.h"
 #include "base/number_text.h"
+#include "base/rng.h"
 #include "base/simd_info.h"
 #include "base/tensor_json.h"
-#include "lab/code_export.h"
-#include "lab/weights_export.h"
-#include "lab/exercise.h"
+#include "course/exercise.h"
+#include "experiments/weights_export.h"
+#include "lab/catalog.h"
 #include "platform/platform.h"
 #include "ui/strings.h"
 #include "ui/widget_log.h"
@@ -76,7 +76,7 @@ void restart_experiment(LabApp& app) {
 void remember_edits(LabApp& app) {
   const attn::LessonStep* step = lab_current_step(app);
   if (!step) return;
-  attn::StepEdits e = attn::edits_from_inputs(*step, app.inputs);
+  attn::StepEdits e = attn::edits_from_inputs(attn::demo_defaults(*step), app.inputs);
   if (e.empty()) app.state.edits.erase(lab_current_key(app));
   else app.state.edits[lab_current_key(app)] = std::move(e);
   app.dirty = true;
@@ -102,7 +102,7 @@ void enter_step(LabApp& app) {
   int& furthest = app.state.furthest[app.state.lesson];
   if (app.state.step > furthest) furthest = app.state.step;
   auto it = app.state.edits.find(lab_current_key(app));
-  app.inputs = attn::inputs_with_edits(*lab_current_step(app), it == app.state.edits.end() ? nullptr : &it->second);
+  app.inputs = attn::inputs_with_edits(attn::demo_defaults(*lab_current_step(app)), it == app.state.edits.end() ? nullptr : &it->second);
   auto saved = app.state.answers.find(lab_current_key(app));
   const attn::StepAnswers* answers = saved == app.state.answers.end() ? nullptr : &saved->second;
   app.hints_shown = attn::hints_for_step(*lab_current_step(app), answers);
@@ -162,7 +162,7 @@ void lab_init(LabApp& app, const std::string& lesson_dir) {
       return true;
     };
     std::string dir = lesson_dir;
-    app.set = attn::load_lessons(read, &dir);
+    app.set = attn::load_lessons(read, &dir, attn::lab_demos());
   }
   record_errors(app, app.set.errors);
   const std::string link = platform::url_fragment();  // before enter_step rewrites it
@@ -177,7 +177,7 @@ void lab_init(LabApp& app, const std::string& lesson_dir) {
 bool lab_load_lesson_text(LabApp& app, const std::string& file, const std::string& text) {
   std::vector<attn::LessonError> errors;
   attn::Lesson lesson;
-  if (!attn::parse_lesson(file, text, lesson, errors) || !attn::validate_lesson(lesson, errors)) {
+  if (!attn::parse_lesson(file, text, lesson, errors) || !attn::validate_lesson(lesson, attn::lab_demos(), errors)) {
     record_errors(app, errors);
     return false;
   }
@@ -209,7 +209,7 @@ void lab_follow_link(LabApp& app, const std::string& fragment) {
   // Shapes are compared in inputs_with_edits: an Eigen == of two shapes read
   // past the smaller one, and a 1 x 1 matrix equal to element (0, 0) passed.
   std::vector<std::string> ignored;
-  app.inputs = attn::inputs_with_edits(*lab_current_step(app), &link.edits, &ignored);
+  app.inputs = attn::inputs_with_edits(attn::demo_defaults(*lab_current_step(app)), &link.edits, &ignored);
   if (!ignored.empty())
     app.notices.push_back("Some values in the link do not fit this step and were ignored.");
   remember_edits(app);

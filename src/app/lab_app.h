@@ -11,11 +11,12 @@
 
 #include "app/lab_touch.h"
 #include "base/json.h"
-#include "lab/demos.h"
-#include "lab/experiments.h"
-#include "lab/lab_state.h"
-#include "lab/lesson.h"
-#include "lab/trainer.h"
+#include "course/lab_state.h"
+#include "course/lesson.h"
+#include "course/links.h"
+#include "experiments/experiments.h"
+#include "experiments/trainer.h"
+#include "lab/catalog.h"
 #include "platform/platform.h"
 #include "ui/panels.h"
 

@@ -10,7 +10,7 @@
 #include "app/lab_keys.h"
 #include "base/number_text.h"
 #include "base/simd_info.h"
-#include "lab/code_export.h"
+#include "lab/catalog.h"
 #include "platform/platform.h"
 #include "ui/strings.h"
 #include "ui/widget_log.h"

@@ -9,7 +9,7 @@
 #include <imgui.h>
 
 #include "app/lab_app.h"
-#include "lab/exercise.h"
+#include "course/exercise.h"
 #include "platform/platform.h"
 
 namespace {

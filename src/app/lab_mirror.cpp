@@ -8,8 +8,8 @@
 
 #include "app/lab_app.h"
 #include "base/tensor_json.h"
-#include "lab/code_export.h"
-#include "lab/exercise.h"
+#include "course/exercise.h"
+#include "lab/catalog.h"
 #include "ui/strings.h"
 
 namespace {

@@ -8,7 +8,7 @@
 
 #include "app/lab_app_internal.h"
 #include "base/tensor_json.h"
-#include "lab/exercise.h"
+#include "course/exercise.h"
 #include "platform/platform.h"
 #include "ui/widget_log.h"
 

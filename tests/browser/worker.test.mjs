@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { openLab, state, frames, until, workerReady, scrollAndClick, screenshotVariety, widgets } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const golden = JSON.parse(readFileSync(join(here, '..', 'lab', 'golden_training.json'), 'utf8'));
+const golden = JSON.parse(readFileSync(join(here, '..', 'experiments', 'golden_training.json'), 'utf8'));
 
 let lab;
 before(async () => { lab = await openLab({ hash: '#first-look' }); });

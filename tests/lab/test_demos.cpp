@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
-#include "lab/demos.h"
-#include "lab/demos_internal.h"
+#include "course/exercise.h"
+#include "course/lesson.h"
+#include "demos/kit.h"
+#include "experiments/experiments.h"
+#include "lab/catalog.h"
 #include "lab/embedded.h"
-#include "lab/exercise.h"
-#include "lab/experiments.h"
-#include "lab/lesson.h"
 
 using namespace attn;
 

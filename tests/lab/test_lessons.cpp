@@ -14,11 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "lab/demos.h"
+#include "course/exercise.h"
+#include "course/lab_state.h"
+#include "course/lesson.h"
+#include "course/links.h"
+#include "lab/catalog.h"
 #include "lab/embedded.h"
-#include "lab/exercise.h"
-#include "lab/lab_state.h"
-#include "lab/lesson.h"
 
 using namespace attn;
 
@@ -37,7 +38,7 @@ bool read_files(std::string_view name, std::string& out, void* user) {
 std::string first_error(const std::string& text) {
   Lesson l;
   std::vector<LessonError> errors;
-  if (parse_lesson("t.lesson", text, l, errors)) validate_lesson(l, errors);
+  if (parse_lesson("t.lesson", text, l, errors)) validate_lesson(l, lab_demos(), errors);
   return errors.empty() ? "" : errors[0].to_string();
 }
 
@@ -417,7 +418,7 @@ TEST_CASE("a well-formed lesson parses into steps, params and paragraphs") {
   Lesson l;
   std::vector<LessonError> errors;
   REQUIRE(parse_lesson("tiny.lesson", kGood, l, errors));
-  REQUIRE(validate_lesson(l, errors));
+  REQUIRE(validate_lesson(l, lab_demos(), errors));
   CHECK(l.id == "tiny");
   CHECK(l.title.get("zh") == "小");
   CHECK(l.title.get("fr") == "Tiny");  // falls back to English
@@ -473,7 +474,7 @@ TEST_CASE("one broken lesson does not stop the others from loading") {
       {"good.lesson", kGood},
       {"broken.lesson", "lesson: broken\ntitle: B\nstep: s\ntitle: S\ntext:\n  x\ndemo: qkv_basic\n"},
   };
-  const LessonSet set = load_lessons(read_files, &files);
+  const LessonSet set = load_lessons(read_files, &files, lab_demos());
   REQUIRE(set.lessons.size() == 1);
   CHECK(set.lessons[0].id == "tiny");
   REQUIRE(set.errors.size() >= 2);
@@ -483,7 +484,7 @@ TEST_CASE("one broken lesson does not stop the others from loading") {
 
 TEST_CASE("the same lesson id in two files is refused") {
   Files files = {{"index.txt", "a.lesson\nb.lesson\n"}, {"a.lesson", kGood}, {"b.lesson", kGood}};
-  const LessonSet set = load_lessons(read_files, &files);
+  const LessonSet set = load_lessons(read_files, &files, lab_demos());
   CHECK(set.lessons.size() == 1);
   REQUIRE(set.errors.size() == 1);
   CHECK(set.errors[0].to_string() == "lessons/b.lesson:1: lesson id 'tiny' is already used by another file");
@@ -529,7 +530,7 @@ TEST_CASE("exercises and quizzes parse into their step") {
   Lesson l;
   std::vector<LessonError> errors;
   REQUIRE(parse_lesson("ex.lesson", kWithExercise, l, errors));
-  REQUIRE(validate_lesson(l, errors));
+  REQUIRE(validate_lesson(l, lab_demos(), errors));
   const LessonStep& s = l.steps.at(0);
   REQUIRE(s.exercises.size() == 1);
   const Exercise& e = s.exercises[0];
@@ -716,7 +717,7 @@ TEST_CASE("the README's curriculum table covers A1-A6, B1-B3, C1-C2, D1-D5, E1-E
   std::string example = "lesson: example\ntitle: Example\n" + readme.substr(open + 4, close - open - 4);
   Lesson l;
   std::vector<LessonError> errors;
-  CHECK((parse_lesson("example.lesson", example, l, errors) && validate_lesson(l, errors)));
+  CHECK((parse_lesson("example.lesson", example, l, errors) && validate_lesson(l, lab_demos(), errors)));
   for (const auto& e : errors) FAIL_CHECK(e.to_string());
   REQUIRE(l.steps.size() == 1);
   CHECK(l.steps[0].exercises.size() == 1);
@@ -740,7 +741,7 @@ TEST_CASE("checks and solutions name labels that hold <, >, commas or brackets b
   Lesson l;
   std::vector<LessonError> errors;
   REQUIRE(parse_lesson("q.lesson", text, l, errors));
-  REQUIRE_MESSAGE(validate_lesson(l, errors), errors[0].to_string());
+  REQUIRE_MESSAGE(validate_lesson(l, lab_demos(), errors), errors[0].to_string());
   const Exercise& e = l.steps.at(0).exercises.at(0);
   REQUIRE(e.check.size() == 2);
   CHECK(e.check[0].lhs.matrix == "weights");
