@@ -1303,6 +1303,7 @@ const std::set<std::string> kRemovedInLayout4Quizzes = {
 // Replaced in layout 5 (issue 38, the lessons' third pass).
 const std::set<std::string> kRemovedInLayout5Quizzes = {
     "recap/shuffle-and-heads",             // two earlier explanations gave it; now causal-reverse
+    "inside-the-score/symmetric",          // x_i · x_j = x_j · x_i gave it; now symmetric-weights
 };
 const std::set<std::string> kRemovedInLayout5Exercises = {
     "focus/ask-for-lime",                  // a query pointed at a feature; now fix-the-value (a repair)
