@@ -58,8 +58,11 @@ namespace attn {
 //   2: issue 22 (steps split, quiz options reordered, links by step id), up to 9b3fcce
 //   3: issue 22's second pass (quiz options reordered again; no step moved), up to 1e080ec
 //   4: the lessons' second pass, item 6 (new steps: encoder-decoder/by-hand,
-//      uses/retrieval, uses/crf)
-constexpr int kLessonLayout = 4;
+//      uses/retrieval, uses/crf), up to d13a65a
+//   5: the lessons' third pass, issue 38 (steps split to keep each under 300
+//      words with its after-texts, quiz options reordered, quizzes and
+//      exercises replaced)
+constexpr int kLessonLayout = 5;
 
 struct LessonStep {
   std::string id;

@@ -736,6 +736,21 @@ TEST_CASE("measure: train_induction, seeds 1 to 3, the wait before the drop and 
                                 {"C → F 0.90", "K → C 0.20", "G → F 0.89"},
                                 {"C → F 0.96", "K → C 0.42", "G → C 0.21"}};
     for (const char* q : quoted[k]) CHECK_MESSAGE(said.find(q) != std::string::npos, q);
+    // first-half-best's after-text: the first half is lowest at step 25 (2.84 or 2.85), peaks between 3.16 and
+    // 3.25 while the repeated half is learned, and is 3.0 to 3.1 at step 300: never below ln 16.
+    float first_min = 1e9f, first_max = 0.0f;
+    for (Eigen::Index c = 1; c < h.cols(); ++c) {
+      first_min = std::min(first_min, h(0, c));
+      first_max = std::max(first_max, h(0, c));
+      if (x(0, c) == 25) CHECK(h(0, c) == first_min);
+      if (x(0, c) == 300) CHECK(h(0, c) > 2.99f);
+      if (x(0, c) == 300) CHECK(h(0, c) < 3.11f);
+    }
+    MESSAGE("seed " << std::string(seed) << ": first half lowest " << first_min << ", highest " << first_max);
+    CHECK(first_min > 2.825f);
+    CHECK(first_min < 2.855f);
+    CHECK(first_max > 3.155f);
+    CHECK(first_max < 3.265f);
     // loss-shape: within about 0.3 of the first half until step 75, below 0.5 by step 200.
     for (Eigen::Index c = 0; c < h.cols(); ++c) {
       CAPTURE(x(0, c));
