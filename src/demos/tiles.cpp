@@ -83,6 +83,7 @@ DemoOutputs run_online_softmax(const DemoInputs& in) {
                                      {"s"}, keys, false));
 
   LocalText update, check;
+  const LocalText update_title = tr("The last tile's update", "最后一块的更新");
   if (run.tiles.empty()) {
     add_line(update, "Nothing read yet: m = −∞, l = 0, acc = 0. Move the slider to read the first tile.",
              "还没有读入任何键：m = −∞，l = 0，acc = 0。拖动滑块读入第一块。");
@@ -105,7 +106,7 @@ DemoOutputs run_online_softmax(const DemoInputs& in) {
       running.block(i, 3, 1, d_v) = s.out;
       rows.push_back("tile " + std::to_string(i + 1));
     }
-    std::vector<std::string> cols = {"m", "l", "rescale"};
+    std::vector<std::string> cols = {"m", "l", "c"};  // short: a heatmap's column label fits its cell
     for (const auto& c : out_dims) cols.push_back("o " + c);
     // The naive reference over the same keys: every score at once.
     const Mat full = full_softmax_attention(q, K, V, scale, r);  // (1, d_v)
@@ -122,18 +123,10 @@ DemoOutputs run_online_softmax(const DemoInputs& in) {
                             {"s", "p"}, tile_keys, false);
     out.panels.push_back(std::move(p));
     p = heatmap_panel("running", "running",
-                      tr("After each tile: running maximum m, running sum l, rescale = exp(m_old − m_new), output o = acc / l",
-                         "每块之后：当前最大值 m、累计和 l、缩放因子 exp(m_old − m_new)、输出 o = acc / l"),
+                      tr("After each tile: running maximum m, running sum l, rescale factor c = exp(m_old − m_new), output o = acc / l",
+                         "每块之后：当前最大值 m、累计和 l、缩放因子 c = exp(m_old − m_new)、输出 o = acc / l"),
                       rows, cols, false);
     for (int i = 0; i < t; ++i) p.label_text[rows[size_t(i)]] = tr(rows[size_t(i)], "第 " + std::to_string(i + 1) + " 块");
-    p.label_text["rescale"] = tr("rescale", "缩放");
-    out.panels.push_back(std::move(p));
-    p = heatmap_panel("compare", "compare",
-                      tr("Output over k1–k" + std::to_string(r) + ": tiled, and the full softmax of all " + std::to_string(r) + " scores at once",
-                         "k1–k" + std::to_string(r) + " 上的输出：分块计算的，以及把 " + std::to_string(r) + " 个分数一次算完的完整 softmax"),
-                      {"tiled", "full softmax"}, out_dims, false);
-    p.label_text["tiled"] = tr("tiled", "分块");
-    p.label_text["full softmax"] = tr("full softmax", "完整 softmax");
     out.panels.push_back(std::move(p));
 
     // The last tile's update written out.
@@ -143,7 +136,7 @@ DemoOutputs run_online_softmax(const DemoInputs& in) {
     for (Eigen::Index j = 0; j < last.p.cols(); ++j) p_sum += last.p(0, j);
     const float l_old = t == 1 ? 0.0f : run.tiles[size_t(t - 2)].l;
     const std::string m_line = "m = max(" + m_old + ", " + fmt(last.scores.maxCoeff()) + ") = " + fmt(last.m_new);
-    const std::string c_line = "exp(m_old − m_new) = exp(" + m_old + " − " + fmt(last.m_new) + ") = " + sig(last.rescale);
+    const std::string c_line = "c = exp(m_old − m_new) = exp(" + m_old + " − " + fmt(last.m_new) + ") = " + sig(last.rescale);
     const std::string l_line = "l = " + sig(last.rescale) + " × " + fmt(l_old) + " + " + fmt(p_sum) + " = " + fmt(last.l);
     const std::string o_line = "acc = " + sig(last.rescale) + " × acc + Σ p_j v_j = " + fmt_row(last.acc, 0) +
                                ";  o = acc / l = " + fmt_row(last.out, 0);
@@ -154,8 +147,19 @@ DemoOutputs run_online_softmax(const DemoInputs& in) {
     add_line(update, l_line, l_line);
     add_line(update, o_line, o_line);
 
-    add_line(check, "Largest |tiled − full softmax| over k1–k" + std::to_string(r) + ": " + sig(difference) + ".",
-             "在 k1–k" + std::to_string(r) + " 上，|分块 − 完整 softmax| 的最大值：" + sig(difference) + "。");
+    out.panels.push_back(note_panel("update", update_title, update));
+    p = heatmap_panel("compare", "compare",
+                      tr("Output over k1–k" + std::to_string(r) + ": tiled, and the full softmax of all " + std::to_string(r) + " scores at once",
+                         "k1–k" + std::to_string(r) + " 上的输出：分块计算的，以及把 " + std::to_string(r) + " 个分数一次算完的完整 softmax"),
+                      {"tiled", "full softmax"}, out_dims, false);
+    p.label_text["tiled"] = tr("tiled", "分块");
+    p.label_text["full softmax"] = tr("full softmax", "完整 softmax");
+    out.panels.push_back(std::move(p));
+    const bool same = difference == 0.0f;
+    add_line(check, "Largest |tiled − full softmax| over k1–k" + std::to_string(r) + ": " + sig(difference) +
+                        (same ? ", the very same float32 numbers." : "."),
+             "在 k1–k" + std::to_string(r) + " 上，|分块 − 完整 softmax| 的最大值：" + sig(difference) +
+                 (same ? "，两者是完全相同的 float32 数。" : "。"));
     add_line(check,
              "Scores held at once: " + std::to_string(run.scores_held) + " (one tile). The full softmax of this row holds " +
                  std::to_string(n) + "; for all " + std::to_string(n) + " rows of self-attention, " + std::to_string(n) +
@@ -174,8 +178,8 @@ DemoOutputs run_online_softmax(const DemoInputs& in) {
     out.mats["compare"] = std::move(compare);
     out.mats["max_difference"] = Mat::Constant(1, 1, difference);
   }
-  out.panels.push_back(note_panel("update", tr("The last tile's update", "最后一块的更新"), update));
-  if (!run.tiles.empty()) out.panels.push_back(note_panel("check", tr("Against the full softmax, and memory", "与完整 softmax 对比，以及内存"), check));
+  if (run.tiles.empty()) out.panels.push_back(note_panel("update", update_title, update));
+  else out.panels.push_back(note_panel("check", tr("Against the full softmax, and memory", "与完整 softmax 对比，以及内存"), check));
   out.mats["scores"] = std::move(scores);
   Mat memory(1, 3);  // (1, 3) scores held at once: tiled, the full softmax of one row, of all n rows
   memory << float(std::min(tile, n)), float(n), float(n) * float(n);
