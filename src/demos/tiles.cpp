@@ -138,13 +138,14 @@ DemoOutputs run_online_softmax(const DemoInputs& in) {
     const std::string m_line = "m = max(" + m_old + ", " + fmt(last.scores.maxCoeff()) + ") = " + fmt(last.m_new);
     const std::string c_line = "c = exp(m_old − m_new) = exp(" + m_old + " − " + fmt(last.m_new) + ") = " + sig(last.rescale);
     const std::string l_line = "l = " + sig(last.rescale) + " × " + fmt(l_old) + " + " + fmt(p_sum) + " = " + fmt(last.l);
-    const std::string o_line = "acc = " + sig(last.rescale) + " × acc + Σ p_j v_j = " + fmt_row(last.acc, 0) +
-                               ";  o = acc / l = " + fmt_row(last.out, 0);
+    const std::string acc_line = "acc = " + sig(last.rescale) + " × acc + Σ p_j v_j = " + fmt_row(last.acc, 0);
+    const std::string o_line = "o = acc / l = " + fmt_row(last.out, 0);
     add_line(update, "Tile " + ts + " reads " + range + ".", "第 " + ts + " 块读入 " + range + "。");
     add_line(update, m_line, m_line);
     add_line(update, t == 1 ? c_line + " (nothing held yet)" : last.rescale == 1.0f ? c_line + " (the maximum did not move)" : c_line,
              t == 1 ? c_line + "（之前什么也没有）" : last.rescale == 1.0f ? c_line + "（最大值没有变）" : c_line);
     add_line(update, l_line, l_line);
+    add_line(update, acc_line, acc_line);
     add_line(update, o_line, o_line);
 
     out.panels.push_back(note_panel("update", update_title, update));
