@@ -24,6 +24,7 @@ void add_self_attention_demos(std::vector<DemoEntry>& r);  // self_attention.cpp
 void add_position_demos(std::vector<DemoEntry>& r);        // position.cpp: D3-D5
 void add_block_demos(std::vector<DemoEntry>& r);           // block.cpp: the Transformer block
 void add_task_demos(std::vector<DemoEntry>& r);            // tasks.cpp: C2, F3, F7
+void add_tile_demos(std::vector<DemoEntry>& r);            // tiles.cpp: I5
 
 // transformer_block's stages at residual 1 against attn::transformer_block_forward,
 // both placements: the largest absolute difference (for the tests).
