@@ -37,6 +37,7 @@
 
 #include "base/rng.h"
 #include "data/text_corpus.h"
+#include "train/attention_layer.h"
 #include "train/block_layers.h"
 #include "train/layers.h"
 #include "train/model.h"
