@@ -434,6 +434,50 @@ void print_training_products(const char* build) {
     report("weight_gradient", "train", time_it([&] { attn::train::matmul_tn_add(X, D, G); }));
     report("weight_gradient", "eigen", time_it([&] { G.noalias() += X.transpose() * D; }));
   }
+  // The batched step's products (kernels.h, section 4): all 8 x 32 rows of a
+  // batch at once; the weight gradient still window by window, each window's
+  // into a buffer of its own (grad_tree.h), as char_lm.cpp computes them.
+  const int windows = 8, rows = windows * n;
+  for (const Layer& layer : layers) {
+    const Mat X = uniform(rng, rows, layer.k, 1.0f), W = uniform(rng, layer.k, layer.m, 1.0f),
+              D = uniform(rng, rows, layer.m, 1.0f);
+    Mat Y(rows, layer.m), dX(rows, layer.k), Wt(layer.m, layer.k), G = Mat::Zero(windows * layer.k, layer.m);
+    const double flop = 2.0 * rows * layer.k * layer.m;
+    const std::string name = std::string(layer.name) + "_batch";
+    auto report = [&](const char* op, const char* impl, const Timing& t) {
+      std::printf("{\"kind\":\"product\",\"build\":\"%s\",\"layer\":\"%s\",\"op\":\"%s\",\"impl\":\"%s\",\"n\":%d,"
+                  "\"k\":%d,\"m\":%d,\"flop\":%.0f,\"median_ms\":%.6f,\"min_ms\":%.6f,\"gflops\":%.3f}\n",
+                  build, name.c_str(), op, impl, rows, layer.k, layer.m, flop, t.median_ms, t.min_ms,
+                  flop / (t.median_ms * 1e6));
+      std::fflush(stdout);
+    };
+    attn::train::Product fwd;
+    fwd.M = rows, fwd.N = layer.m, fwd.K = layer.k, fwd.A = X.data(), fwd.lda = layer.k, fwd.B = W.data(),
+    fwd.ldb = layer.m, fwd.C = Y.data(), fwd.ldc = layer.m;
+    report("forward", "train", time_it([&] { attn::train::product(fwd); }));
+    report("forward", "eigen", time_it([&] { Y.noalias() = X * W; }));
+    attn::train::Product in;
+    in.M = rows, in.N = layer.k, in.K = layer.m, in.A = D.data(), in.lda = layer.m, in.B = Wt.data(), in.ldb = layer.k,
+    in.C = dX.data(), in.ldc = layer.k;
+    report("input_gradient", "train", time_it([&] {
+             attn::train::transpose_into(W.data(), layer.k, layer.m, layer.m, Wt.data(), layer.k);
+             attn::train::product(in);
+           }));
+    report("input_gradient", "eigen", time_it([&] { dX.noalias() = D * W.transpose(); }));
+    report("weight_gradient", "train", time_it([&] {
+             for (int w = 0; w < windows; ++w) {
+               attn::train::Product g;
+               g.M = layer.k, g.N = layer.m, g.K = n, g.A = X.data() + size_t(w) * n * layer.k, g.lda = layer.k,
+               g.a_transposed = true, g.B = D.data() + size_t(w) * n * layer.m, g.ldb = layer.m,
+               g.C = G.data() + size_t(w) * layer.k * layer.m, g.ldc = layer.m, g.accumulate = true;
+               attn::train::product(g);
+             }
+           }));
+    report("weight_gradient", "eigen", time_it([&] {
+             for (int w = 0; w < windows; ++w)
+               G.middleRows(w * layer.k, layer.k).noalias() += X.middleRows(w * n, n).transpose() * D.middleRows(w * n, n);
+           }));
+  }
 }
 
 // ---------------------------------------------------------------- 5d the CPU

@@ -34,10 +34,7 @@ void SelfAttentionLayer::collect(ParamList& out) {
   if (output_projection) out.push_back(&W_O);
 }
 
-namespace {
-// The weights of an overridden row: `wanted` over the first m keys, negative
-// entries as 0, renormalised (uniform when nothing is left).
-void override_row(const std::vector<float>& wanted, int m, float* p) {
+void override_row_weights(const std::vector<float>& wanted, int m, float* p) {
   double total = 0.0;
   for (int j = 0; j < m; ++j) {
     p[j] = j < int(wanted.size()) ? std::max(0.0f, wanted[size_t(j)]) : 0.0f;
@@ -46,8 +43,9 @@ void override_row(const std::vector<float>& wanted, int m, float* p) {
   for (int j = 0; j < m; ++j) p[j] = total > 0.0 ? float(p[j] / total) : 1.0f / float(m);
 }
 
-float head_scale_of(const std::vector<float>& scale, int h) { return h < int(scale.size()) ? scale[size_t(h)] : 1.0f; }
-}  // namespace
+float edited_head_scale(const std::vector<float>& scale, int h) {
+  return h < int(scale.size()) ? scale[size_t(h)] : 1.0f;
+}
 
 void self_attention_forward(const SelfAttentionLayer& layer, const Mat& X, SelfAttentionTrace& tr,
                             const AttentionEdits* edits, int valid) {
@@ -77,13 +75,13 @@ void self_attention_forward(const SelfAttentionLayer& layer, const Mat& X, SelfA
   std::vector<float> s(n);
   for (int h = 0; h < layer.heads; ++h) {
     const int off = h * dh;
-    const float hs = head_scale_of(tr.head_scale, h);
+    const float hs = edited_head_scale(tr.head_scale, h);
     Mat& P = tr.P[h];
     P.setZero(n, n);
     for (int i = 0; i < nv; ++i) {
       const int m = layer.causal ? i + 1 : nv;  // visible keys
       if (h == tr.fixed_head && i == tr.fixed_row) {
-        override_row(edits->row_weights, m, &P(i, 0));
+        override_row_weights(edits->row_weights, m, &P(i, 0));
       } else {
         for (int j = 0; j < m; ++j) s[j] = dot(&tr.Q(i, off), &tr.K(j, off), dh) * scale;  // scores
         softmax_row(s.data(), m, &P(i, 0));
@@ -113,7 +111,7 @@ void self_attention_backward(SelfAttentionLayer& layer, const SelfAttentionTrace
   std::vector<float> dp(n), ds(n);
   for (int h = 0; h < layer.heads; ++h) {
     const int off = h * dh;
-    const float hs = head_scale_of(tr.head_scale, h);
+    const float hs = edited_head_scale(tr.head_scale, h);
     if (hs != 1.0f)  // dZ_h = scale * d(scaled Z_h)
       for (int i = 0; i < nv; ++i)
         for (int c = 0; c < dh; ++c) dconcat(i, off + c) *= hs;

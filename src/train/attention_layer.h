@@ -57,6 +57,11 @@ struct AttentionEdits {
   int row = -1;
   std::vector<float> row_weights;
 };
+// Head h's factor in head_scale (1 when missing).
+float edited_head_scale(const std::vector<float>& head_scale, int h);
+// An overridden row's weights p (m): `wanted` over the first m keys, negative
+// entries as 0, renormalised (uniform when nothing is left).
+void override_row_weights(const std::vector<float>& wanted, int m, float* p);
 
 struct SelfAttentionTrace {
   Mat X;                // (n, d_model)

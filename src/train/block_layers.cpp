@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "train/fmath.h"
+#include "train/lanes.h"
 
 namespace attn::train {
 
@@ -39,14 +40,19 @@ void layer_norm_forward(const LayerNorm& ln, const Mat& X, LayerNormTrace& tr) {
 }
 
 void layer_norm_backward(LayerNorm& ln, const LayerNormTrace& tr, const Mat& dOut, Mat& dX) {
-  const int n = int(tr.xhat.rows()), d = int(tr.xhat.cols());
-  dX.resize(n, d);
+  dX.resize(tr.xhat.rows(), tr.xhat.cols());
+  layer_norm_backward_rows(ln, tr, dOut, 0, int(tr.xhat.rows()), ln.gamma.grad.data(), ln.beta.grad.data(), dX);
+}
+
+void layer_norm_backward_rows(const LayerNorm& ln, const LayerNormTrace& tr, const Mat& dOut, int begin, int end,
+                              float* dgamma, float* dbeta, Mat& dX) {
+  const int d = int(tr.xhat.cols());
   std::vector<float> dxhat(size_t(d), 0.0f);
-  for (int i = 0; i < n; ++i) {
+  for (int i = begin; i < end; ++i) {
     double s1 = 0.0, s2 = 0.0;  // sum of dxhat, sum of dxhat * xhat
     for (int j = 0; j < d; ++j) {
-      ln.gamma.grad(0, j) += dOut(i, j) * tr.xhat(i, j);
-      ln.beta.grad(0, j) += dOut(i, j);
+      dgamma[j] += dOut(i, j) * tr.xhat(i, j);
+      dbeta[j] += dOut(i, j);
       dxhat[size_t(j)] = dOut(i, j) * ln.gamma.value(0, j);
       s1 += dxhat[size_t(j)];
       s2 += double(dxhat[size_t(j)]) * tr.xhat(i, j);
@@ -68,9 +74,12 @@ void gelu_forward(const Mat& pre, Mat& s, Mat& out) {
   const float* x = pre.data();
   float* sp = s.data();
   float* o = out.data();
-  for (Eigen::Index k = 0; k < pre.size(); ++k) {
-    const float u = kSqrt2OverPi * (x[k] + kCubic * x[k] * x[k] * x[k]);
-    sp[k] = 1.0f / (1.0f + exp_fast(-2.0f * u));  // e^{-2u} = inf gives s = 0: no NaN
+  const int n = int(pre.size());
+  // Three passes over the row, each a loop that vectorises (exp_fast_array: lanes.h).
+  for (int k = 0; k < n; ++k) sp[k] = -2.0f * (kSqrt2OverPi * (x[k] + kCubic * x[k] * x[k] * x[k]));  // -2u
+  exp_fast_array(sp, sp, n);
+  for (int k = 0; k < n; ++k) {
+    sp[k] = 1.0f / (1.0f + sp[k]);  // e^{-2u} = inf gives s = 0: no NaN
     o[k] = x[k] * sp[k];
   }
 }

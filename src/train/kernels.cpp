@@ -1,11 +1,17 @@
 // kernels.cpp: plain-loop products and softmax (see kernels.h for the rules:
-// fixed summation order, no Eigen arithmetic, no fused multiply-add).
+// fixed summation order, no Eigen arithmetic, no fused multiply-add), and the
+// register-tiled products of the language model's batched step.
+//
+// Sections follow kernels.h: 1 products, 2 row and column helpers, 3 softmax,
+// 4 register-tiled products.
 #include "train/kernels.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "train/fmath.h"
+#include "train/lanes.h"
 
 namespace attn::train {
 
@@ -169,9 +175,149 @@ void softmax_row(const float* s, int n, float* p) {
   for (int j = 0; j < n; ++j) p[j] *= inv;
 }
 
+void softmax_row_fast(const float* s, int n, float* p) {
+  float m = s[0];                                   // pass 1: the maximum
+  for (int j = 1; j < n; ++j) m = s[j] > m ? s[j] : m;
+  for (int j = 0; j < n; ++j) p[j] = s[j] - m;  // pass 2: exp(s - max), then the sum
+  exp_fast_array(p, p, n);
+  float total = 0.0f;
+  for (int j = 0; j < n; ++j) total += p[j];
+  const float inv = 1.0f / total;                   // pass 3: normalise (total >= 1)
+  for (int j = 0; j < n; ++j) p[j] *= inv;
+}
+
 void softmax_row_backward(const float* p, const float* dp, int n, float* ds) {
   const float inner = dot(dp, p, n);
   for (int j = 0; j < n; ++j) ds[j] = p[j] * (dp[j] - inner);
+}
+
+// ---------------------------------------------------------------- 4 register-tiled products
+// Over lanes.h's SIMD layer. A register tile is MR rows by NV vectors of C:
+// MR * NV accumulators, NV vectors of B's row p and one broadcast of A(i, p)
+// per step -- 4 x 2 = 8 + 2 + 1 registers, within the 16 of x86-64 (V8 keeps
+// one of them as scratch, so 4 x 3 would spill in WebAssembly). Each step p
+// multiplies and adds 2 MR NV vectors from NV + MR loads. The pointers into A
+// and B are bumped by hand (emcc's LLVM runs without loop strength reduction).
+namespace {
+constexpr int kTileRows = 4;  // MR
+constexpr int kTileVecs = 2;  // NV
+
+// The depth loop of a tile is left as written: unrolled by LLVM, each copy's
+// exit test splits the loop, and V8 then spilled the accumulators at every
+// split. (clang only; GCC does not unroll it.)
+#if defined(__clang__)
+#define TRAIN_TILE_LOOP _Pragma("clang loop unroll(disable) vectorize(disable)")
+#else
+#define TRAIN_TILE_LOOP
+#endif
+
+// What a product writes, given the finished sum (the same rule for every tile).
+template <typename T>
+inline T finish(const Product& p, T sum, T c, T bias) {
+  if (p.accumulate) return c + sum;
+  return p.bias ? sum + bias : sum;
+}
+
+// C(i0.., j0..) for MR rows and NV vectors, summing p = k0 .. k1-1. kAT: A is
+// read transposed (A(i, p) = A[p * lda + i]): the MR broadcasts of a step are
+// then neighbours in memory.
+template <int MR, int NV, bool kAT>
+inline void tile(const Product& p, int i0, int j0, int k0, int k1) {
+  Lanes acc[MR][NV];
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v) acc[r][v] = Lanes{};
+  const size_t lda = size_t(p.lda), ldb = size_t(p.ldb);
+  const size_t a_row = kAT ? 1 : lda, a_step = kAT ? lda : 1;
+  const float* a = kAT ? p.A + size_t(k0) * lda + size_t(i0) : p.A + size_t(i0) * lda + size_t(k0);
+  const float* b = p.B + size_t(k0) * ldb + size_t(j0);
+  TRAIN_TILE_LOOP
+  for (int k = k0; k < k1; ++k, a += a_step, b += ldb) {
+    Lanes bv[NV];
+    for (int v = 0; v < NV; ++v) bv[v] = load_lanes(b + v * kLanes);
+    for (int r = 0; r < MR; ++r) {
+      const Lanes av = splat_lanes(a[size_t(r) * a_row]);
+      for (int v = 0; v < NV; ++v) acc[r][v] += av * bv[v];
+    }
+  }
+  for (int r = 0; r < MR; ++r) {
+    float* c = p.C + size_t(i0 + r) * size_t(p.ldc) + size_t(j0);
+    for (int v = 0; v < NV; ++v) {
+      const Lanes old = p.accumulate ? load_lanes(c + v * kLanes) : Lanes{};
+      const Lanes bias = p.bias ? load_lanes(p.bias + j0 + v * kLanes) : Lanes{};
+      store_lanes(c + v * kLanes, finish(p, acc[r][v], old, bias));
+    }
+  }
+}
+
+// The last w < kLanes columns, one float at a time, in the same order.
+template <int MR, bool kAT>
+void tile_tail(const Product& p, int i0, int j0, int w, int k0, int k1) {
+  float acc[MR][kLanes] = {};
+  for (int k = k0; k < k1; ++k) {
+    const float* b = p.B + size_t(k) * size_t(p.ldb) + size_t(j0);
+    for (int r = 0; r < MR; ++r) {
+      const float a = kAT ? p.A[size_t(k) * size_t(p.lda) + size_t(i0 + r)] : p.A[size_t(i0 + r) * size_t(p.lda) + size_t(k)];
+      for (int c = 0; c < w; ++c) acc[r][c] += a * b[c];
+    }
+  }
+  for (int r = 0; r < MR; ++r) {
+    float* c = p.C + size_t(i0 + r) * size_t(p.ldc) + size_t(j0);
+    for (int q = 0; q < w; ++q) c[q] = finish(p, acc[r][q], c[q], p.bias ? p.bias[j0 + q] : 0.0f);
+  }
+}
+
+// Rows i0 .. i0+MR-1 across columns 0 .. n_end-1.
+template <int MR, bool kAT>
+void row_block(const Product& p, int i0, int n_end, int k0, int k1) {
+  constexpr int kWide = kTileVecs * kLanes;
+  int j0 = 0;
+  for (; j0 + kWide <= n_end; j0 += kWide) tile<MR, kTileVecs, kAT>(p, i0, j0, k0, k1);
+  for (; j0 + kLanes <= n_end; j0 += kLanes) tile<MR, 1, kAT>(p, i0, j0, k0, k1);
+  if (j0 < n_end) tile_tail<MR, kAT>(p, i0, j0, n_end - j0, k0, k1);
+}
+
+// Each row block is its own WebAssembly function, reached through this table
+// so that the linker's optimiser (binaryen) cannot inline it into its one
+// caller: inlined, the tile's loop sat in one large function where V8, which
+// unrolls small loops, kept the accumulators in memory between the copies, and
+// the products ran at 40% of the speed they reach as separate functions.
+using RowBlock = void (*)(const Product&, int, int, int, int);
+constexpr RowBlock kRowBlocks[2][kTileRows] = {
+    {row_block<1, false>, row_block<2, false>, row_block<3, false>, row_block<4, false>},
+    {row_block<1, true>, row_block<2, true>, row_block<3, true>, row_block<4, true>}};
+
+void product_rows(const Product& p, const RowBlock* blocks) {
+  for (int i0 = 0; i0 < p.M; i0 += kTileRows) {
+    const int mr = std::min(kTileRows, p.M - i0);
+    // Zero terms skipped at either end leave a sum that starts from +0 as it was.
+    const int k0 = p.a_upper ? std::min(i0, p.K) : 0;
+    const int k1 = p.a_lower ? std::min(p.K, i0 + mr) : p.K;
+    // c_lower: columns up to the block's last row, rounded up to whole vectors.
+    const int n_end = p.c_lower ? std::min(p.N, (i0 + mr + kLanes - 1) / kLanes * kLanes) : p.N;
+    blocks[mr - 1](p, i0, n_end, k0, k1);
+  }
+}
+}  // namespace
+
+void product(const Product& p) { product_rows(p, kRowBlocks[p.a_transposed ? 1 : 0]); }
+
+void product_reference(const Product& p) {
+  for (int i = 0; i < p.M; ++i)
+    for (int j = 0; j < p.N; ++j) {
+      if (p.c_lower && j > i) continue;
+      float sum = 0.0f;
+      for (int k = 0; k < p.K; ++k) {
+        const float a = p.a_transposed ? p.A[size_t(k) * size_t(p.lda) + size_t(i)] : p.A[size_t(i) * size_t(p.lda) + size_t(k)];
+        sum += a * p.B[size_t(k) * size_t(p.ldb) + size_t(j)];
+      }
+      float& c = p.C[size_t(i) * size_t(p.ldc) + size_t(j)];
+      c = finish(p, sum, c, p.bias ? p.bias[j] : 0.0f);
+    }
+}
+
+void transpose_into(const float* S, int rows, int cols, int lds, float* T, int ldt) {
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) T[size_t(j) * size_t(ldt) + size_t(i)] = S[size_t(i) * size_t(lds) + size_t(j)];
 }
 
 }  // namespace attn::train
