@@ -68,6 +68,13 @@ void weight_gradient_rows(const Mat& X, const Mat& dY, const RowBatch& rows, con
   // G_s(p, j) += sum over sequence s's rows i of X(i, p) dY(i, j), in row order:
   // matmul_tn_add's sums on one sequence, from its zeroed buffer.
   const int k = int(X.cols()), m = int(dY.cols());
+  if (grads.nodes) {  // summed along the tree within the product, the nodes' sums written
+    for (const TreeNode& node : *grads.nodes) {
+      const Product p = product_of(k, m, 0, X.data(), k, dY.data(), m, grads.of(W, node.begin - grads.first), m);
+      product_tree(p, rows.start.data(), node.begin - grads.first, node.end - grads.first);
+    }
+    return;
+  }
   for (int s = 0; s < rows.count(); ++s) {
     Product p = product_of(k, m, rows.length(s), X.data() + size_t(rows.begin(s)) * size_t(k), k,
                            dY.data() + size_t(rows.begin(s)) * size_t(m), m, grads.of(W, s), m);

@@ -44,10 +44,19 @@ struct RowBatch {
 
 // Sequence s's gradient of parameter p: `stride` floats per sequence from
 // `base`, each laid out by `layout`. Backward passes ADD into it.
+//
+// With `nodes` (a GradientShare's, its sequence 0 being example `first`), the
+// weight matrices' gradients are summed along the tree inside the product
+// (kernels.h, product_tree) and only the nodes' sums are written, each where
+// the share keeps it (of(p, node.begin - first)); the other buffers of those
+// matrices are left as they were, and GradientShare::sum_leaves must not be
+// run over them.
 struct SequenceGrads {
   const GradientLayout* layout = nullptr;
   float* base = nullptr;
   size_t stride = 0;
+  const std::vector<TreeNode>* nodes = nullptr;
+  int first = 0;
 
   float* of(const Param& p, int s) const { return base + size_t(s) * stride + layout->offset_of(p); }
 };
@@ -68,7 +77,8 @@ void dense_forward_rows(const Dense& layer, const Mat& X, Mat& Y);
 void product_rows(const Mat& X, const Mat& W, Mat& Y);
 // dX (R, k) = dY W^T, or dX += dY W^T with accumulate (dX already (R, k)).
 void input_gradient_rows(const Mat& dY, const Mat& W, Mat& dX, bool accumulate, BatchScratch& scratch);
-// Each sequence's X_s^T dY_s (its rows only) added into its gradient of W.
+// Each sequence's X_s^T dY_s (its rows only) added into its gradient of W
+// (with grads.nodes: the nodes' sums written instead, see SequenceGrads).
 void weight_gradient_rows(const Mat& X, const Mat& dY, const RowBatch& rows, const Param& W,
                           const SequenceGrads& grads);
 // dW and db of each sequence added into its buffers; dX = dY W^T when dX is not null.

@@ -19,24 +19,66 @@ void LayerNorm::init(const std::string& name, int d) {
   gamma.value.setOnes();
 }
 
+// Both passes take R rows at a time (R = 4, then the last rows one by one):
+// each row's sums are still added in order j = 0, 1, ..., and each parameter
+// gradient still gains its rows in order, so the bits are those of one row at
+// a time; but R independent chains of double adds overlap, where one row alone
+// waited for each add before the next (the passes were latency-bound).
+namespace {
+constexpr int kNormRows = 4;
+
+template <int R>
+void layer_norm_rows(const LayerNorm& ln, const Mat& X, int i0, LayerNormTrace& tr) {
+  const int d = int(X.cols());
+  double sum[R] = {}, mean[R], sq[R] = {};
+  for (int j = 0; j < d; ++j)  // pass 1: the mean
+    for (int r = 0; r < R; ++r) sum[r] += X(i0 + r, j);
+  for (int r = 0; r < R; ++r) mean[r] = sum[r] / d;
+  for (int j = 0; j < d; ++j)  // pass 2: the biased variance, from the centred values (no cancellation)
+    for (int r = 0; r < R; ++r) sq[r] += (X(i0 + r, j) - mean[r]) * (X(i0 + r, j) - mean[r]);
+  for (int r = 0; r < R; ++r) {
+    const int i = i0 + r;
+    const float inv_std = float(1.0 / std::sqrt(sq[r] / d + double(ln.eps)));  // eps keeps a constant row finite
+    tr.inv_std[size_t(i)] = inv_std;
+    for (int j = 0; j < d; ++j) {  // pass 3: normalise, scale, shift
+      tr.xhat(i, j) = float(X(i, j) - mean[r]) * inv_std;
+      tr.out(i, j) = ln.gamma.value(0, j) * tr.xhat(i, j) + ln.beta.value(0, j);
+    }
+  }
+}
+
+template <int R>
+void layer_norm_backward_group(const LayerNorm& ln, const LayerNormTrace& tr, const Mat& dOut, int i0, float* dgamma,
+                               float* dbeta, std::vector<float>& dxhat, Mat& dX) {
+  const int d = int(tr.xhat.cols());
+  double s1[R] = {}, s2[R] = {};  // sum of dxhat, sum of dxhat * xhat
+  for (int j = 0; j < d; ++j)
+    for (int r = 0; r < R; ++r) {
+      const int i = i0 + r;
+      float& dx = dxhat[size_t(r) * size_t(d) + size_t(j)];
+      dgamma[j] += dOut(i, j) * tr.xhat(i, j);
+      dbeta[j] += dOut(i, j);
+      dx = dOut(i, j) * ln.gamma.value(0, j);
+      s1[r] += dx;
+      s2[r] += double(dx) * tr.xhat(i, j);
+    }
+  for (int r = 0; r < R; ++r) {
+    const int i = i0 + r;
+    const float m1 = float(s1[r] / d), m2 = float(s2[r] / d);
+    const float* dx = dxhat.data() + size_t(r) * size_t(d);
+    for (int j = 0; j < d; ++j) dX(i, j) = tr.inv_std[size_t(i)] * (dx[j] - m1 - tr.xhat(i, j) * m2);
+  }
+}
+}  // namespace
+
 void layer_norm_forward(const LayerNorm& ln, const Mat& X, LayerNormTrace& tr) {
   const int n = int(X.rows()), d = int(X.cols());
   tr.xhat.resize(n, d);
   tr.out.resize(n, d);
   tr.inv_std.assign(size_t(n), 0.0f);
-  for (int i = 0; i < n; ++i) {
-    double sum = 0.0;  // pass 1: the mean
-    for (int j = 0; j < d; ++j) sum += X(i, j);
-    const double mean = sum / d;
-    double sq = 0.0;   // pass 2: the biased variance, from the centred values (no cancellation)
-    for (int j = 0; j < d; ++j) sq += (X(i, j) - mean) * (X(i, j) - mean);
-    const float inv_std = float(1.0 / std::sqrt(sq / d + double(ln.eps)));  // eps keeps a constant row finite
-    tr.inv_std[size_t(i)] = inv_std;
-    for (int j = 0; j < d; ++j) {  // pass 3: normalise, scale, shift
-      tr.xhat(i, j) = float(X(i, j) - mean) * inv_std;
-      tr.out(i, j) = ln.gamma.value(0, j) * tr.xhat(i, j) + ln.beta.value(0, j);
-    }
-  }
+  int i = 0;
+  for (; i + kNormRows <= n; i += kNormRows) layer_norm_rows<kNormRows>(ln, X, i, tr);
+  for (; i < n; ++i) layer_norm_rows<1>(ln, X, i, tr);
 }
 
 void layer_norm_backward(LayerNorm& ln, const LayerNormTrace& tr, const Mat& dOut, Mat& dX) {
@@ -46,20 +88,10 @@ void layer_norm_backward(LayerNorm& ln, const LayerNormTrace& tr, const Mat& dOu
 
 void layer_norm_backward_rows(const LayerNorm& ln, const LayerNormTrace& tr, const Mat& dOut, int begin, int end,
                               float* dgamma, float* dbeta, Mat& dX) {
-  const int d = int(tr.xhat.cols());
-  std::vector<float> dxhat(size_t(d), 0.0f);
-  for (int i = begin; i < end; ++i) {
-    double s1 = 0.0, s2 = 0.0;  // sum of dxhat, sum of dxhat * xhat
-    for (int j = 0; j < d; ++j) {
-      dgamma[j] += dOut(i, j) * tr.xhat(i, j);
-      dbeta[j] += dOut(i, j);
-      dxhat[size_t(j)] = dOut(i, j) * ln.gamma.value(0, j);
-      s1 += dxhat[size_t(j)];
-      s2 += double(dxhat[size_t(j)]) * tr.xhat(i, j);
-    }
-    const float m1 = float(s1 / d), m2 = float(s2 / d);
-    for (int j = 0; j < d; ++j) dX(i, j) = tr.inv_std[size_t(i)] * (dxhat[size_t(j)] - m1 - tr.xhat(i, j) * m2);
-  }
+  std::vector<float> dxhat(size_t(kNormRows) * size_t(tr.xhat.cols()), 0.0f);
+  int i = begin;
+  for (; i + kNormRows <= end; i += kNormRows) layer_norm_backward_group<kNormRows>(ln, tr, dOut, i, dgamma, dbeta, dxhat, dX);
+  for (; i < end; ++i) layer_norm_backward_group<1>(ln, tr, dOut, i, dgamma, dbeta, dxhat, dX);
 }
 
 // ---------------------------------------------------------------- 2 GELU

@@ -113,7 +113,18 @@ void CharLm::share_of(const std::vector<Sequence>& seqs, float scale, GradientSh
     ws.targets.insert(ws.targets.end(), q.targets, q.targets + q.n);
   }
   const RowBatch& rows = ws.rows;
-  const SequenceGrads grads{&ws.layout, share.leaves.data(), share.size};
+  // The weight matrices' gradients are summed along the tree inside their
+  // products (only the share's node sums are written); every other
+  // parameter's starts from zero in each window's buffer and is summed after.
+  const ParamList params = this->params();
+  std::vector<char> in_tree(params.size(), 0);
+  for (const Param* w : tree_summed())
+    for (size_t k = 0; k < params.size(); ++k) in_tree[k] |= params[k] == w;
+  const auto slice = [&](size_t k) { return std::make_pair(ws.layout.offset[k], size_t(params[k]->value.size())); };
+  for (size_t k = 0; k < params.size(); ++k)
+    if (!in_tree[k])
+      for (int e = share.begin; e < share.end; ++e) std::fill_n(share.leaf(e) + slice(k).first, slice(k).second, 0.0f);
+  const SequenceGrads grads{&ws.layout, share.leaves.data(), share.size, &share.nodes, share.begin};
   forward(ws);
   // The loss of each sequence (its rows in order, in double) and dL/dlogits, times scale.
   ws.dlogits.resize(ws.logits.rows(), V);
@@ -150,7 +161,18 @@ void CharLm::share_of(const std::vector<Sequence>& seqs, float scale, GradientSh
       axpy(1.0f, &ws.dX(i, 0), dE + size_t(ws.inputs[size_t(i)]) * size_t(d), d);
     }
   }
-  share.sum_leaves(0, share.size);
+  for (size_t k = 0; k < params.size(); ++k)
+    if (!in_tree[k]) share.sum_leaves(slice(k).first, slice(k).second);
+}
+
+std::vector<const Param*> CharLm::tree_summed() const {
+  std::vector<const Param*> w;
+  for (const Block& b : blocks_) {
+    w.insert(w.end(), {&b.attention.W_Q, &b.attention.W_K, &b.attention.W_V, &b.ffn.up.W, &b.ffn.down.W});
+    if (b.attention.output_projection) w.push_back(&b.attention.W_O);
+  }
+  w.push_back(&unembed_.W);
+  return w;
 }
 
 void CharLm::gradient_share(const Set& set, const std::vector<int>& batch, int begin, int end, GradientShare& share,
@@ -159,7 +181,7 @@ void CharLm::gradient_share(const Set& set, const std::vector<int>& batch, int b
   begin = std::max(0, std::min(begin, B));
   end = std::max(begin, std::min(end, B));
   ws.layout = gradient_layout(params());
-  share.reset(B, begin, end, ws.layout.size);
+  share.reset(B, begin, end, ws.layout.size, false);  // share_of zeroes what it adds into
   const int units = batch_units(set, batch);
   std::vector<Sequence> seqs;
   for (int e = begin; e < end; ++e) seqs.push_back(window_sequence(set[size_t(batch[size_t(e)])].tokens));
@@ -196,7 +218,7 @@ double CharLm::sequences_gradient(const std::vector<std::vector<int>>& tokens,
   }
   const ParamList params = this->params();
   own_ws_.layout = gradient_layout(params);
-  own_share_.reset(int(seqs.size()), 0, int(seqs.size()), own_ws_.layout.size);
+  own_share_.reset(int(seqs.size()), 0, int(seqs.size()), own_ws_.layout.size, false);
   double total = 0.0;
   if (seqs.empty()) return total;
   share_of(seqs, scale, own_share_, own_ws_);

@@ -165,6 +165,9 @@ class CharLm : public Model<data::TextWindow> {
   void share_of(const std::vector<Sequence>& seqs, float scale, GradientShare& share, CharLmWorkspace& ws);
   // A window's last context + 1 ids, as inputs and the targets one after them.
   Sequence window_sequence(const std::vector<int>& window) const;
+  // The weight matrices, whose gradients share_of sums along the tree inside
+  // their products (batched_layers.h, SequenceGrads).
+  std::vector<const Param*> tree_summed() const;
 
   CharLmDesc desc_;
   Embedding embed_;        // E (V, d)

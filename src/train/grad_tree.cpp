@@ -54,13 +54,16 @@ std::vector<TreeNode> tree_cover(int batch, int begin, int end) {
 }
 
 // ---------------------------------------------------------------- 3 shares
-void GradientShare::reset(int batch_size, int first, int last, size_t floats) {
+void GradientShare::reset(int batch_size, int first, int last, size_t floats, bool zero) {
   batch = batch_size;
   begin = first;
   end = last;
   size = floats;
   nodes = tree_cover(batch, begin, end);
-  leaves.assign(size_t(std::max(0, end - begin)) * size, 0.0f);
+  if (zero)
+    leaves.assign(size_t(std::max(0, end - begin)) * size, 0.0f);
+  else
+    leaves.resize(size_t(std::max(0, end - begin)) * size);
   losses.assign(size_t(std::max(0, end - begin)), 0.0);
 }
 

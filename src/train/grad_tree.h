@@ -72,8 +72,9 @@ struct GradientShare {
   std::vector<float> leaves;
   std::vector<double> losses;    // each example's loss, summed over its units
 
-  // Sizes everything for examples [begin, end) and zeroes the leaves.
-  void reset(int batch, int begin, int end, size_t size);
+  // Sizes everything for examples [begin, end) and zeroes the leaves (or
+  // leaves them as they are, when the caller writes or zeroes each part).
+  void reset(int batch, int begin, int end, size_t size, bool zero = true);
   float* leaf(int example) { return leaves.data() + size_t(example - begin) * size; }
   float* node_sum(size_t k) { return leaf(nodes[k].begin); }
   const float* node_sum(size_t k) const { return leaves.data() + size_t(nodes[k].begin - begin) * size; }

@@ -301,6 +301,71 @@ void product_rows(const Product& p, const RowBlock* blocks) {
 
 void product(const Product& p) { product_rows(p, kRowBlocks[p.a_transposed ? 1 : 0]); }
 
+namespace {
+// Rows i0 .. i0 + mr - 1 of node [lo, hi)'s sum into out (mr, N), row stride
+// ldo; `levels` holds a buffer of kTileRows x N floats per level below this one.
+void tree_rows(const Product& p, const int* starts, int lo, int hi, int i0, int mr, float* out, int ldo, float* levels) {
+  if (hi - lo == 1) {  // one sequence: its rows of A^T B, summed from +0
+    Product q = p;
+    q.A = p.A + size_t(starts[lo]) * size_t(p.lda) + size_t(i0);
+    q.B = p.B + size_t(starts[lo]) * size_t(p.ldb);
+    q.C = out;
+    q.ldc = ldo;
+    q.M = mr;
+    q.K = starts[lo + 1] - starts[lo];
+    q.a_transposed = true;
+    q.accumulate = false;
+    q.bias = nullptr;
+    kRowBlocks[1][mr - 1](q, 0, q.N, 0, q.K);
+    return;
+  }
+  const int mid = tree_split(lo, hi), N = p.N;
+  tree_rows(p, starts, lo, mid, i0, mr, out, ldo, levels + size_t(kTileRows) * size_t(N));
+  float* right = levels;
+  tree_rows(p, starts, mid, hi, i0, mr, right, N, levels + size_t(kTileRows) * size_t(N));
+  for (int r = 0; r < mr; ++r) {  // left + right, element by element (sum_leaves's add)
+    float* o = out + size_t(r) * size_t(ldo);
+    const float* x = right + size_t(r) * size_t(N);
+    for (int j = 0; j < N; ++j) o[j] += x[j];
+  }
+}
+}  // namespace
+
+void product_tree(const Product& p, const int* starts, int lo, int hi) {
+  if (hi <= lo) return;
+  int depth = 1;
+  while ((1 << depth) < hi - lo) ++depth;  // levels of the tree below the node
+  std::vector<float> levels(size_t(depth + 1) * size_t(kTileRows) * size_t(std::max(1, p.N)));
+  for (int i0 = 0; i0 < p.M; i0 += kTileRows) {
+    const int mr = std::min(kTileRows, p.M - i0);
+    tree_rows(p, starts, lo, hi, i0, mr, p.C + size_t(i0) * size_t(p.ldc), p.ldc, levels.data());
+  }
+}
+
+void product_tree_reference(const Product& p, const int* starts, int lo, int hi) {
+  if (hi <= lo) return;
+  if (hi - lo == 1) {
+    Product q = p;
+    q.A = p.A + size_t(starts[lo]) * size_t(p.lda);
+    q.B = p.B + size_t(starts[lo]) * size_t(p.ldb);
+    q.K = starts[lo + 1] - starts[lo];
+    q.a_transposed = true;
+    q.accumulate = false;
+    q.bias = nullptr;
+    product_reference(q);
+    return;
+  }
+  const int mid = tree_split(lo, hi);
+  product_tree_reference(p, starts, lo, mid);
+  std::vector<float> right(size_t(p.M) * size_t(p.N));
+  Product q = p;
+  q.C = right.data();
+  q.ldc = p.N;
+  product_tree_reference(q, starts, mid, hi);
+  for (int i = 0; i < p.M; ++i)
+    for (int j = 0; j < p.N; ++j) p.C[size_t(i) * size_t(p.ldc) + size_t(j)] += right[size_t(i) * size_t(p.N) + size_t(j)];
+}
+
 void product_reference(const Product& p) {
   for (int i = 0; i < p.M; ++i)
     for (int j = 0; j < p.N; ++j) {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "base/tensor.h"
+#include "train/grad_tree.h"
 
 namespace attn::train {
 
@@ -100,5 +101,19 @@ void product(const Product& p);
 void product_reference(const Product& p);
 // T (cols, rows) = S (rows, cols)^T; S with row stride lds, T with row stride ldt.
 void transpose_into(const float* S, int rows, int cols, int lds, float* T, int ldt);
+
+// A batch's weight gradient, summed over its sequences along grad_tree.h's
+// tree inside the product: C (M, N) = the sum, over the node [lo, hi) of
+// sequences, of A_s^T B_s, where sequence s is rows starts[s] ..
+// starts[s + 1] - 1 of A (read transposed) and of B. Each sequence's product
+// is summed from +0 as product() sums it, and the sequences' products are then
+// added along the tree: node [lo, hi) = node [lo, mid) + node [mid, hi), mid =
+// tree_split(lo, hi). So C has the bits of each sequence's product in a buffer
+// of its own followed by GradientShare::sum_leaves -- but no such buffer is
+// written: the partial sums stay in a few row buffers of L1 size. p gives M,
+// N, A, lda, B, ldb, C and ldc (A is read transposed; the rest is unused).
+void product_tree(const Product& p, const int* starts, int lo, int hi);
+// The same from product_reference, one sequence at a time into whole buffers.
+void product_tree_reference(const Product& p, const int* starts, int lo, int hi);
 
 }  // namespace attn::train

@@ -297,6 +297,58 @@ TEST_CASE("grad tree: every split of batches of 1 to 9 among 1 to 8 workers give
   CHECK(grad.empty());
 }
 
+TEST_CASE("product_tree: the weight gradient summed along the tree inside the product has the bits of per-sequence buffers and sum_leaves") {
+  // Sequences of 32, 5, 0, 32, 1, 17, 32, 9 rows; every node of a batch of 8
+  // and of its suffixes, for widths with and without column tails.
+  Rng rng(3608);
+  const std::vector<int> lengths = {32, 5, 0, 32, 1, 17, 32, 9};
+  std::vector<int> starts = {0};
+  for (int n : lengths) starts.push_back(starts.back() + n);
+  const int R = starts.back();
+  for (int M : {4, 7, 64})
+    for (int N : {8, 74, 33}) {
+      CAPTURE(M);
+      CAPTURE(N);
+      const Mat X = random_mat(rng, R, M), D = random_mat(rng, R, N);
+      // The per-sequence buffers, then the tree, as a GradientShare sums them.
+      GradientShare share;
+      share.reset(8, 0, 8, size_t(M) * size_t(N));
+      for (int e = 0; e < 8; ++e) {
+        Product q;
+        q.M = M, q.N = N, q.K = lengths[size_t(e)], q.A = X.data() + size_t(starts[size_t(e)]) * M, q.lda = M,
+        q.a_transposed = true, q.B = D.data() + size_t(starts[size_t(e)]) * N, q.ldb = N, q.C = share.leaf(e), q.ldc = N,
+        q.accumulate = true;
+        product(q);
+      }
+      share.sum_leaves(0, share.size);
+      for (const TreeNode& node : {TreeNode{0, 8}, TreeNode{0, 4}, TreeNode{4, 8}, TreeNode{6, 8}, TreeNode{2, 3}}) {
+        CAPTURE(node.begin);
+        CAPTURE(node.end);
+        GradientShare sub;
+        sub.reset(8, node.begin, node.end, share.size);
+        for (int e = node.begin; e < node.end; ++e) {
+          Product q;
+          q.M = M, q.N = N, q.K = lengths[size_t(e)], q.A = X.data() + size_t(starts[size_t(e)]) * M, q.lda = M,
+          q.a_transposed = true, q.B = D.data() + size_t(starts[size_t(e)]) * N, q.ldb = N, q.C = sub.leaf(e), q.ldc = N,
+          q.accumulate = true;
+          product(q);
+        }
+        sub.sum_leaves(0, sub.size);
+        REQUIRE(sub.nodes.size() == 1);
+        Mat fast(M, N), plain(M, N);
+        Product p;
+        p.M = M, p.N = N, p.A = X.data(), p.lda = M, p.B = D.data(), p.ldb = N, p.ldc = N;
+        p.C = fast.data();
+        product_tree(p, starts.data(), node.begin, node.end);
+        p.C = plain.data();
+        product_tree_reference(p, starts.data(), node.begin, node.end);
+        CHECK(same_bits(fast.data(), sub.node_sum(0), sub.size));
+        CHECK(same_bits(plain.data(), sub.node_sum(0), sub.size));
+        if (node.begin == 0 && node.end == 8) CHECK(same_bits(fast.data(), share.node_sum(0), share.size));
+      }
+    }
+}
+
 // ---------------------------------------------------------------- 4 batched layers
 namespace {
 // Sequences of these lengths stacked (one of a single row, none empty).

@@ -305,7 +305,7 @@ TEST_CASE("char LM: the losses and weights have the same bits for 1, 2, 3 and 8 
   }
 }
 
-TEST_CASE("char LM: each window's gradient in a share is that window's alone, bit for bit; the batch's is near the per-example sum") {
+TEST_CASE("char LM: each window's gradient in a share is that window's alone, bit for bit, and the batch's is near the per-example sum") {
   LmSteps l(built_in_english());
   REQUIRE(l.run.error().empty());
   const std::vector<data::TextWindow>& set = l.run.text_train();
