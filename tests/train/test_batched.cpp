@@ -310,30 +310,25 @@ TEST_CASE("product_tree: the weight gradient summed along the tree inside the pr
       CAPTURE(M);
       CAPTURE(N);
       const Mat X = random_mat(rng, R, M), D = random_mat(rng, R, N);
-      // The per-sequence buffers, then the tree, as a GradientShare sums them.
+      // The per-sequence buffers of [begin, end), then the tree, as a GradientShare sums them.
+      const auto summed = [&](GradientShare& sh, int begin, int end) {
+        sh.reset(8, begin, end, size_t(M) * size_t(N));
+        for (int e = begin; e < end; ++e) {
+          Product q;
+          q.M = M, q.N = N, q.K = lengths[size_t(e)], q.A = X.data() + size_t(starts[size_t(e)]) * M, q.lda = M,
+          q.a_transposed = true, q.B = D.data() + size_t(starts[size_t(e)]) * N, q.ldb = N, q.C = sh.leaf(e),
+          q.ldc = N, q.accumulate = true;
+          product(q);
+        }
+        sh.sum_leaves(0, sh.size);
+      };
       GradientShare share;
-      share.reset(8, 0, 8, size_t(M) * size_t(N));
-      for (int e = 0; e < 8; ++e) {
-        Product q;
-        q.M = M, q.N = N, q.K = lengths[size_t(e)], q.A = X.data() + size_t(starts[size_t(e)]) * M, q.lda = M,
-        q.a_transposed = true, q.B = D.data() + size_t(starts[size_t(e)]) * N, q.ldb = N, q.C = share.leaf(e), q.ldc = N,
-        q.accumulate = true;
-        product(q);
-      }
-      share.sum_leaves(0, share.size);
+      summed(share, 0, 8);
       for (const TreeNode& node : {TreeNode{0, 8}, TreeNode{0, 4}, TreeNode{4, 8}, TreeNode{6, 8}, TreeNode{2, 3}}) {
         CAPTURE(node.begin);
         CAPTURE(node.end);
         GradientShare sub;
-        sub.reset(8, node.begin, node.end, share.size);
-        for (int e = node.begin; e < node.end; ++e) {
-          Product q;
-          q.M = M, q.N = N, q.K = lengths[size_t(e)], q.A = X.data() + size_t(starts[size_t(e)]) * M, q.lda = M,
-          q.a_transposed = true, q.B = D.data() + size_t(starts[size_t(e)]) * N, q.ldb = N, q.C = sub.leaf(e), q.ldc = N,
-          q.accumulate = true;
-          product(q);
-        }
-        sub.sum_leaves(0, sub.size);
+        summed(sub, node.begin, node.end);
         REQUIRE(sub.nodes.size() == 1);
         Mat fast(M, N), plain(M, N);
         Product p;
