@@ -268,12 +268,36 @@ void tile_tail(const Product& p, int i0, int j0, int w, int k0, int k1) {
 
 // Rows i0 .. i0+MR-1 across columns 0 .. n_end-1.
 template <int MR, bool kAT>
-void row_block(const Product& p, int i0, int n_end, int k0, int k1) {
+void row_block_columns(const Product& p, int i0, int n_end, int k0, int k1) {
   constexpr int kWide = kTileVecs * kLanes;
   int j0 = 0;
   for (; j0 + kWide <= n_end; j0 += kWide) tile<MR, kTileVecs, kAT>(p, i0, j0, k0, k1);
   for (; j0 + kLanes <= n_end; j0 += kLanes) tile<MR, 1, kAT>(p, i0, j0, k0, k1);
   if (j0 < n_end) tile_tail<MR, kAT>(p, i0, j0, n_end - j0, k0, k1);
+}
+
+// A read row by row is first copied into a panel of the block's MR rows side
+// by side, A(i0 + r, k) at panel[k MR + r]: the transposed layout, so every
+// tile then takes the MR broadcasts of a step from one pointer at constant
+// offsets (without, V8 computed an address per row and step: a tenth of the
+// loop's instructions). The copy changes no value, so no bit.
+constexpr int kPanelDepth = 512;  // deeper products are read in place
+
+template <int MR, bool kAT>
+void row_block(const Product& p, int i0, int n_end, int k0, int k1) {
+  if (kAT || k1 > kPanelDepth) {
+    row_block_columns<MR, kAT>(p, i0, n_end, k0, k1);
+    return;
+  }
+  float panel[kPanelDepth * MR];
+  for (int k = k0; k < k1; ++k)
+    for (int r = 0; r < MR; ++r) panel[k * MR + r] = p.A[size_t(i0 + r) * size_t(p.lda) + size_t(k)];
+  Product q = p;
+  q.A = panel;
+  q.lda = MR;
+  q.a_transposed = true;
+  q.C = p.C + size_t(i0) * size_t(p.ldc);
+  row_block_columns<MR, true>(q, 0, n_end, k0, k1);
 }
 
 // Each row block is its own WebAssembly function, reached through this table
@@ -302,27 +326,39 @@ void product_rows(const Product& p, const RowBlock* blocks) {
 void product(const Product& p) { product_rows(p, kRowBlocks[p.a_transposed ? 1 : 0]); }
 
 namespace {
+// Rows i0 .. i0 + mr - 1 of sequence s's A^T B, summed from +0, into out
+// (mr, N) with row stride ldo -- or, with add, out + that sum (the tile's
+// accumulate: left + right when the right half of a node is one sequence).
+void tree_leaf(const Product& p, const int* starts, int s, int i0, int mr, float* out, int ldo, bool add) {
+  Product q = p;
+  q.A = p.A + size_t(starts[s]) * size_t(p.lda) + size_t(i0);
+  q.B = p.B + size_t(starts[s]) * size_t(p.ldb);
+  q.C = out;
+  q.ldc = ldo;
+  q.M = mr;
+  q.K = starts[s + 1] - starts[s];
+  q.a_transposed = true;
+  q.accumulate = add;
+  q.bias = nullptr;
+  kRowBlocks[1][mr - 1](q, 0, q.N, 0, q.K);
+}
+
 // Rows i0 .. i0 + mr - 1 of node [lo, hi)'s sum into out (mr, N), row stride
 // ldo; `levels` holds a buffer of kTileRows x N floats per level below this one.
 void tree_rows(const Product& p, const int* starts, int lo, int hi, int i0, int mr, float* out, int ldo, float* levels) {
-  if (hi - lo == 1) {  // one sequence: its rows of A^T B, summed from +0
-    Product q = p;
-    q.A = p.A + size_t(starts[lo]) * size_t(p.lda) + size_t(i0);
-    q.B = p.B + size_t(starts[lo]) * size_t(p.ldb);
-    q.C = out;
-    q.ldc = ldo;
-    q.M = mr;
-    q.K = starts[lo + 1] - starts[lo];
-    q.a_transposed = true;
-    q.accumulate = false;
-    q.bias = nullptr;
-    kRowBlocks[1][mr - 1](q, 0, q.N, 0, q.K);
+  if (hi - lo == 1) {
+    tree_leaf(p, starts, lo, i0, mr, out, ldo, false);
     return;
   }
   const int mid = tree_split(lo, hi), N = p.N;
-  tree_rows(p, starts, lo, mid, i0, mr, out, ldo, levels + size_t(kTileRows) * size_t(N));
+  float* deeper = levels + size_t(kTileRows) * size_t(N);
+  tree_rows(p, starts, lo, mid, i0, mr, out, ldo, deeper);
+  if (hi - mid == 1) {  // left + right in the tile's own epilogue
+    tree_leaf(p, starts, mid, i0, mr, out, ldo, true);
+    return;
+  }
   float* right = levels;
-  tree_rows(p, starts, mid, hi, i0, mr, right, N, levels + size_t(kTileRows) * size_t(N));
+  tree_rows(p, starts, mid, hi, i0, mr, right, N, deeper);
   for (int r = 0; r < mr; ++r) {  // left + right, element by element (sum_leaves's add)
     float* o = out + size_t(r) * size_t(ldo);
     const float* x = right + size_t(r) * size_t(N);
@@ -380,9 +416,32 @@ void product_reference(const Product& p) {
     }
 }
 
+namespace {
+typedef float Quad __attribute__((vector_size(4 * sizeof(float))));
+inline Quad load_quad(const float* p) {
+  Quad v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+}  // namespace
+
 void transpose_into(const float* S, int rows, int cols, int lds, float* T, int ldt) {
+  // 4 x 4 blocks through vector shuffles (each value is only moved), then the
+  // last rows and columns one by one.
+  const int rows4 = rows / 4 * 4, cols4 = cols / 4 * 4;
+  for (int i = 0; i < rows4; i += 4)
+    for (int j = 0; j < cols4; j += 4) {
+      const float* s = S + size_t(i) * size_t(lds) + size_t(j);
+      const Quad r0 = load_quad(s), r1 = load_quad(s + lds), r2 = load_quad(s + 2 * size_t(lds)),
+                 r3 = load_quad(s + 3 * size_t(lds));
+      const Quad t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5), t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
+      const Quad t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5), t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+      const Quad c[4] = {__builtin_shufflevector(t0, t2, 0, 1, 4, 5), __builtin_shufflevector(t0, t2, 2, 3, 6, 7),
+                         __builtin_shufflevector(t1, t3, 0, 1, 4, 5), __builtin_shufflevector(t1, t3, 2, 3, 6, 7)};
+      for (int q = 0; q < 4; ++q) std::memcpy(T + size_t(j + q) * size_t(ldt) + size_t(i), &c[q], sizeof(Quad));
+    }
   for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j) T[size_t(j) * size_t(ldt) + size_t(i)] = S[size_t(i) * size_t(lds) + size_t(j)];
+    for (int j = i < rows4 ? cols4 : 0; j < cols; ++j) T[size_t(j) * size_t(ldt) + size_t(i)] = S[size_t(i) * size_t(lds) + size_t(j)];
 }
 
 }  // namespace attn::train

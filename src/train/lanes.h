@@ -58,6 +58,25 @@ inline Lanes splat_lanes(float x) {
 inline Lanes select_lanes(LaneBits mask, Lanes a, Lanes b) {
   return (Lanes)((mask & (LaneBits)a) | (~mask & (LaneBits)b));
 }
+// mask ? a : +0.0f, lane by lane.
+inline Lanes keep_lanes(LaneBits mask, Lanes a) { return (Lanes)(mask & (LaneBits)a); }
+
+// std::max(a, b) = a < b ? b : a and std::min(a, b) = b < a ? b : a, lane by
+// lane: WebAssembly's pseudo-maximum and -minimum, one instruction each.
+inline Lanes max_lanes(Lanes a, Lanes b) {
+#if defined(__wasm_simd128__)
+  return (Lanes)wasm_f32x4_pmax((v128_t)a, (v128_t)b);
+#else
+  return select_lanes(a < b, b, a);
+#endif
+}
+inline Lanes min_lanes(Lanes a, Lanes b) {
+#if defined(__wasm_simd128__)
+  return (Lanes)wasm_f32x4_pmin((v128_t)a, (v128_t)b);
+#else
+  return select_lanes(b < a, b, a);
+#endif
+}
 
 // exp_fast_lanes's constants as vectors. exp_fast_array reads them from one
 // object built at its first call (exp_fast_constants), so they are loads the
@@ -65,7 +84,7 @@ inline Lanes select_lanes(LaneBits mask, Lanes a, Lanes b) {
 // WebAssembly v128.const where it is used, with several instructions, and
 // the 17 of them took more time than the arithmetic.
 struct ExpFastConstants {
-  Lanes lo, hi, log2e, round, ln2_hi, ln2_lo, c[8], inf, zero;
+  Lanes lo, hi, log2e, round, ln2_hi, ln2_lo, c[8], inf;
   ExpFastConstants() {
     lo = splat_lanes(-87.3f);
     hi = splat_lanes(88.3f);
@@ -76,23 +95,20 @@ struct ExpFastConstants {
     const float coef[8] = {1.0f / 5040.0f, 1.0f / 720.0f, 1.0f / 120.0f, 1.0f / 24.0f, 1.0f / 6.0f, 0.5f, 1.0f, 1.0f};
     for (int i = 0; i < 8; ++i) c[i] = splat_lanes(coef[i]);
     inf = splat_lanes(__builtin_inff());
-    zero = splat_lanes(0.0f);
   }
 };
 
 // e^x lane by lane with the bits of fmath.h's exp_fast, written for SIMD:
-// the same operations on the same values, but the clamps are compares and
-// selects (the pseudo-min and -max of WebAssembly: one instruction each, where
-// f32x4.min and .max with their NaN rules take several), and 2^k comes from
+// the same operations on the same values, but the clamps are the pseudo-min
+// and -max of WebAssembly (std::min and std::max exactly; one instruction
+// each, where f32x4.min and .max with their NaN rules take several), and 2^k comes from
 // the bits of the rounded sum t = x / ln2 + 1.5 * 2^23, which are 0x4B400000
 // + k: shifted left by 23 the constant drops out and k lands in the exponent
 // field, as (k + 127) << 23 does once 127 << 23 is added (no float-to-int
 // conversion, which WebAssembly saturates at some cost).
 inline Lanes exp_fast_lanes(Lanes x, const ExpFastConstants& k) {
   const LaneBits is_num = x == x;
-  Lanes xc = select_lanes(is_num, x, k.zero);
-  xc = select_lanes(xc < k.lo, k.lo, xc);  // std::max(xc, -87.3f)
-  xc = select_lanes(k.hi < xc, k.hi, xc);  // std::min(xc, 88.3f)
+  const Lanes xc = min_lanes(max_lanes(keep_lanes(is_num, x), k.lo), k.hi);  // NaN as 0, then clamped
   const Lanes t = xc * k.log2e + k.round;
   const Lanes kf = t - k.round;
   const Lanes r = (xc - kf * k.ln2_hi) - kf * k.ln2_lo;
@@ -101,7 +117,7 @@ inline Lanes exp_fast_lanes(Lanes x, const ExpFastConstants& k) {
   const LaneWords scale_bits = ((LaneWords)t << 23) + (127u << 23);
   Lanes e = p * (Lanes)scale_bits;
   e = select_lanes(x > k.hi, k.inf, e);
-  e = select_lanes(x < k.lo, k.zero, e);
+  e = keep_lanes(~(x < k.lo), e);
   return select_lanes(is_num, e, x);
 }
 

@@ -177,6 +177,22 @@ TEST_CASE("product: the causal shortcuts skip only zeros and unread outputs, so 
     }
 }
 
+TEST_CASE("transpose_into: every value moves to its transposed place, blocks of 4 and the edges, strides padded") {
+  Rng rng(3609);
+  for (int rows : {1, 3, 4, 5, 16, 32, 33})
+    for (int cols : {1, 2, 4, 7, 16, 64, 74}) {
+      const int lds = cols + 3, ldt = rows + 1;
+      const std::vector<float> S = random_floats(rng, size_t(rows) * size_t(lds));
+      std::vector<float> T(size_t(cols) * size_t(ldt), -7.0f), want = T;
+      for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < cols; ++j) want[size_t(j) * size_t(ldt) + size_t(i)] = S[size_t(i) * size_t(lds) + size_t(j)];
+      transpose_into(S.data(), rows, cols, lds, T.data(), ldt);
+      CAPTURE(rows);
+      CAPTURE(cols);
+      CHECK(T == want);  // the padding untouched too
+    }
+}
+
 TEST_CASE("exp_fast_array: the SIMD lanes give exp_fast's bits, ends and NaN included") {
   std::vector<float> x;
   for (int i = -90000; i <= 90000; ++i) x.push_back(float(i) * 1e-3f + 3e-5f);
