@@ -26,6 +26,7 @@
 
 using namespace attn;
 using namespace attn::train;
+using attn::test::random_mat;
 
 namespace {
 
