@@ -9,23 +9,27 @@ set(RULES
   "src/attn:base"
   "src/data:base,attn"
   "src/train:base,attn,data"
-  "src/lab:base,attn,data,train"
-  "src/cli:base,attn,data,train,lab"
-  "src/ui:base,attn,data,train,lab"
+  "src/course:base"
+  "src/demos:base,attn,data,train,course"
+  "src/experiments:base,attn,data,train,course,demos"
+  "src/lab:base,attn,data,train,course,demos,experiments"
+  "src/cli:base,attn,data,train"
+  "src/ui:base,course"
   "src/platform:"
-  "src/app:base,attn,data,train,lab,ui,platform"
+  "src/app:base,attn,data,train,course,demos,experiments,lab,ui,platform"
   "src/bench:base,attn,data,train"
   "tests/support:base"
   "tests/base:base,support"
   "tests/attn:base,attn,support"
   "tests/data:base,attn,data,support"
   "tests/train:base,attn,data,train,support"
-  "tests/lab:base,attn,data,train,lab,support"
-  "tests/cli:base,attn,data,train,lab,cli,support"
-  "tests/fuzz:base,attn,data,train,lab,cli")
-set(LAYERS base attn data train lab cli ui platform app bench support fuzz)
+  "tests/experiments:base,attn,data,train,course,demos,experiments,support"
+  "tests/lab:base,attn,data,train,course,demos,experiments,lab,support"
+  "tests/cli:base,attn,data,train,cli,support"
+  "tests/fuzz:base,attn,data,train,course,demos,experiments,lab,cli")
+set(LAYERS base attn data train course demos experiments lab cli ui platform app bench support fuzz)
 # Headless layers never see a window, a GPU or the browser.
-set(HEADLESS src/base src/attn src/data src/train src/lab src/cli)
+set(HEADLESS src/base src/attn src/data src/train src/course src/demos src/experiments src/lab src/cli)
 
 if(NOT ROOT)
   message(FATAL_ERROR "usage: cmake -DROOT=<source dir> -P check_layers.cmake")

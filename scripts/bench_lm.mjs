@@ -1,6 +1,6 @@
 // bench_lm.mjs: the language model's part of `scripts/lab bench` (scripts/bench.mjs
 // calls it; `scripts/lab bench --only lm` runs nothing else). For the character
-// language model the lesson trains (src/lab/experiment_lm.cpp: lm_english with
+// language model the lesson trains (src/experiments/language_model.cpp: lm_english with
 // TrainRun's and CharLmDesc's defaults) it measures training tokens per second
 //   - natively (one thread, and the batch shared among 2: --workers 2) and in
 //     wasm SIMD under node (bench_attention --lm STEPS, the same node flags as

@@ -8,8 +8,7 @@
 
 #include <imgui.h>
 
-#include "app/lab_app.h"
-#include "lab/exercise.h"
+#include "course/exercise.h"
 #include "platform/platform.h"
 
 namespace {
@@ -17,65 +16,61 @@ namespace {
 // The exercise H gives a hint for: the first one still open with hints left,
 // else the first with hints left; -1 when none has any, or while the exercises
 // wait for the step's quiz (attn::exercises_open).
-int exercise_for_hint(const LabApp& app, const attn::LessonStep& step) {
-  if (!attn::exercises_open(step, app.quizzes)) return -1;
+int exercise_for_hint(const LabView& v) {
+  const attn::LessonStep& step = *v.step;
+  if (!attn::exercises_open(step, *v.quizzes)) return -1;
   int fallback = -1;
-  for (size_t i = 0; i < step.exercises.size() && i < app.hints_shown.size(); ++i) {
-    if (app.hints_shown[i] >= int(step.exercises[i].hints.size())) continue;
-    if (!attn::exercise_met(step.exercises[i], app.inputs, app.outputs)) return int(i);
+  for (size_t i = 0; i < step.exercises.size() && i < v.hints->size(); ++i) {
+    if ((*v.hints)[i] >= int(step.exercises[i].hints.size())) continue;
+    if (!attn::exercise_met(step.exercises[i], *v.inputs, *v.outputs)) return int(i);
     if (fallback < 0) fallback = int(i);
   }
   return fallback;
 }
 
 // The quiz that digits and C answer: the first one not yet checked (-1 = none).
-int open_quiz(const LabApp& app) {
-  for (size_t i = 0; i < app.quizzes.size(); ++i)
-    if (!app.quizzes[i].checked) return int(i);
+int open_quiz(const LabView& v) {
+  for (size_t i = 0; i < v.quizzes->size(); ++i)
+    if (!(*v.quizzes)[i].checked) return int(i);
   return -1;
-}
-
-void step_lesson(LabApp& app, int delta) {
-  const int next = app.lesson + delta;
-  if (next >= 0 && next < int(app.set.lessons.size())) lab_goto(app, app.set.lessons[size_t(next)].id, 0);
 }
 
 }  // namespace
 
-void lab_keyboard(LabApp& app, ui::Nav& nav) {
+void lab_keyboard(const LabView& view, LabControl& lab, ui::Nav& nav, int& lesson_delta) {
   using platform::Key;
-  if (platform::key_presses(Key::f1) % 2) app.show_keys = !app.show_keys;
+  if (platform::key_presses(Key::f1) % 2) lab.set_keys_shown(!view.show_keys);
   if (platform::key_presses(Key::escape) > 0) {
-    app.show_keys = false;
-    app.notices.clear();
+    lab.set_keys_shown(false);
+    lab.clear_notices();
   }
   // The embed view shows one step: the keys that leave it do nothing there.
-  if (!app.embedded) {
+  if (!view.embedded) {
     if (platform::key_presses(Key::right) > 0) nav = ui::Nav::next;
     if (platform::key_presses(Key::left) > 0) nav = ui::Nav::back;
-    if (platform::key_presses(Key::page_down) > 0) step_lesson(app, +1);
-    if (platform::key_presses(Key::page_up) > 0) step_lesson(app, -1);
+    if (platform::key_presses(Key::page_down) > 0) lesson_delta = +1;
+    if (platform::key_presses(Key::page_up) > 0) lesson_delta = -1;
   }
 
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput || ImGui::IsAnyItemActive() || io.KeyCtrl || io.KeyAlt) return;
-  const attn::LessonStep* step =
-      app.set.lessons.empty() ? nullptr : &app.set.lessons[size_t(app.lesson)].steps[size_t(app.state.step)];
   for (const ImWchar c : io.InputQueueCharacters) {
-    if (c == '?') app.show_keys = !app.show_keys;
-    if (c == 't' || c == 'T') app.overlay = !app.overlay;
+    // Each key acts on the lab as the one before it left it.
+    const LabView v = lab.view();
+    if (c == '?') lab.set_keys_shown(!v.show_keys);
+    if (c == 't' || c == 'T') lab.set_overlay(!v.overlay);
     // A live experiment: Space starts or pauses it (unless a focused control
     // takes the Space), '.' takes one step, X starts it again.
-    if (app.experiment) {
-      if (c == ' ' && !ImGui::IsAnyItemFocused()) lab_train(app, app.running ? "pause" : "run");
-      if (c == '.') lab_train(app, "step");
-      if (c == 'x' || c == 'X') lab_train(app, "reset");
+    if (v.trainer.experiment) {
+      if (c == ' ' && !ImGui::IsAnyItemFocused()) lab.train(v.trainer.running ? "pause" : "run");
+      if (c == '.') lab.train("step");
+      if (c == 'x' || c == 'X') lab.train("reset");
     }
-    if (c == 'r' || c == 'R') lab_reset_step(app);
-    if (c == 'l' || c == 'L') lab_set_language(app, app.state.lang == "zh" ? "en" : "zh");
-    if (!step) continue;
-    if (c == 'h' || c == 'H') lab_show_hint(app, exercise_for_hint(app, *step));
-    if (c >= '1' && c <= '9') lab_quiz_pick(app, open_quiz(app), int(c - '1'));
-    if (c == 'c' || c == 'C') lab_quiz_check(app, open_quiz(app));
+    if (c == 'r' || c == 'R') lab.reset_step();
+    if (c == 'l' || c == 'L') lab.set_language(v.lang() == "zh" ? "en" : "zh");
+    if (!v.step) continue;
+    if (c == 'h' || c == 'H') lab.show_hint(exercise_for_hint(v));
+    if (c >= '1' && c <= '9') lab.quiz_pick(open_quiz(v), int(c - '1'));
+    if (c == 'c' || c == 'C') lab.quiz_check(open_quiz(v));
   }
 }

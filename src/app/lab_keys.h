@@ -1,12 +1,11 @@
 // lab_keys.h: the lab's own keys (lab_keys.cpp), read once per frame after the
-// panels. Key handling reaches the app only through app/lab_app.h; the app calls
-// this one function, so the two files no longer include each other's internals.
+// panels, through the lab's view and calls (lab_view.h).
 #pragma once
 
+#include "app/lab_view.h"
 #include "ui/panels.h"
 
-struct LabApp;
-
-// Reads this frame's keys and acts on them through the lab_* functions; `nav`
-// is the step navigation the panels asked for, which a key may set.
-void lab_keyboard(LabApp& app, ui::Nav& nav);
+// Reads this frame's keys and acts on them through `lab`. A key that changes the
+// step or the lesson sets `nav` or `lesson_delta`, which the frame applies once
+// it is drawn.
+void lab_keyboard(const LabView& v, LabControl& lab, ui::Nav& nav, int& lesson_delta);

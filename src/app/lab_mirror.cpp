@@ -6,10 +6,9 @@
 // Nothing here computes maths or lays anything out.
 #include <cmath>
 
-#include "app/lab_app.h"
+#include "app/lab_mirror.h"
 #include "base/tensor_json.h"
-#include "lab/code_export.h"
-#include "lab/exercise.h"
+#include "course/exercise.h"
 #include "ui/strings.h"
 
 namespace {
@@ -80,8 +79,8 @@ Value series_summary(const attn::Mat& m, const std::vector<std::string>& names) 
   return list;
 }
 
-Value panel_json(const LabApp& app, const Panel& p, bool hidden) {
-  const std::string& lang = app.state.lang;
+Value panel_json(const LabView& v, const Panel& p, bool hidden) {
+  const std::string& lang = v.lang();
   Value o = Value::object();
   o.set("id", p.id);
   o.set("kind", kind_name(p.kind));
@@ -92,13 +91,13 @@ Value panel_json(const LabApp& app, const Panel& p, bool hidden) {
     return o;
   }
   bool is_input = false;
-  const attn::Mat* m = attn::panel_matrix(app.inputs, app.outputs, p.source, &is_input);
+  const attn::Mat* m = attn::panel_matrix(*v.inputs, *v.outputs, p.source, &is_input);
   switch (p.kind) {
     case Panel::Kind::editor:
     case Panel::Kind::heatmap:
     case Panel::Kind::token_arrows: {
       if (!m) break;
-      const attn::PanelAxes axes = attn::panel_axes(p, app.inputs, *m, lang);
+      const attn::PanelAxes axes = attn::panel_axes(p, *v.inputs, *m, lang);
       o.set("name", p.source);
       o.set("rows", strings(axes.rows));
       o.set("cols", strings(axes.cols));
@@ -120,13 +119,13 @@ Value panel_json(const LabApp& app, const Panel& p, bool hidden) {
                                                                                        {&p.source2, &p.series_labels}};
       for (const auto& [name, labels] : parts) {
         bool editable = false;
-        const attn::Mat* v = attn::panel_matrix(app.inputs, app.outputs, *name, &editable);
-        if (!v || v->cols() < 2) continue;
+        const attn::Mat* pts = attn::panel_matrix(*v.inputs, *v.outputs, *name, &editable);
+        if (!pts || pts->cols() < 2) continue;
         Value s = Value::object();
         s.set("name", *name);
-        s.set("rows", strings(attn::labels_or_tokens(app.inputs, *labels, v->rows())));
+        s.set("rows", strings(attn::labels_or_tokens(*v.inputs, *labels, pts->rows())));
         s.set("cols", strings({"x", "y"}));
-        s.set("values", rows_of(v->leftCols(2)));
+        s.set("values", rows_of(pts->leftCols(2)));
         s.set("editable", editable);
         if (editable) {
           s.set("min", -double(ui::kEditLimit));
@@ -164,8 +163,8 @@ Value panel_json(const LabApp& app, const Panel& p, bool hidden) {
       }
       o.set("setting", p.setting);
       o.set("options", std::move(opts));
-      auto it = app.inputs.settings.find(p.setting);
-      o.set("current", it == app.inputs.settings.end() ? std::string() : it->second);
+      auto it = v.inputs->settings.find(p.setting);
+      o.set("current", it == v.inputs->settings.end() ? std::string() : it->second);
       break;
     }
     case Panel::Kind::slider: {
@@ -173,15 +172,15 @@ Value panel_json(const LabApp& app, const Panel& p, bool hidden) {
       o.set("min", double(p.min));
       o.set("max", double(p.max));
       o.set("step", double(p.step));
-      auto it = app.inputs.settings.find(p.setting);
-      o.set("value", it == app.inputs.settings.end() ? std::string() : it->second);
+      auto it = v.inputs->settings.find(p.setting);
+      o.set("value", it == v.inputs->settings.end() ? std::string() : it->second);
       break;
     }
     case Panel::Kind::token_input: {
       // A line of tokens typed by the learner (the induction model's prompt).
       o.set("setting", p.setting);
-      auto it = app.inputs.settings.find(p.setting);
-      o.set("value", it == app.inputs.settings.end() ? std::string() : it->second);
+      auto it = v.inputs->settings.find(p.setting);
+      o.set("value", it == v.inputs->settings.end() ? std::string() : it->second);
       o.set("tokens", strings(p.options));
       o.set("maxTokens", int(p.max));
       o.set("text", p.text.get(lang));
@@ -226,33 +225,33 @@ Value words(const std::string& lang) {
 
 }  // namespace
 
-Value lab_mirror_json(const LabApp& app) {
+Value lab_mirror_json(const LabView& v, LabControl& lab) {
   Value o = Value::object();
-  if (app.set.lessons.empty()) return o;
-  const attn::Lesson& lesson = app.set.lessons[size_t(app.lesson)];
-  const attn::LessonStep& step = lesson.steps[size_t(app.state.step)];
-  const std::string& lang = app.state.lang;
+  if (!v.step) return o;
+  const attn::Lesson& lesson = *v.lesson;
+  const attn::LessonStep& step = *v.step;
+  const std::string& lang = v.lang();
   o.set("lang", lang);
   o.set("lessonId", lesson.id);
   o.set("stepId", step.id);
-  o.set("revision", double(app.revision));  // the page marks which change its mirror shows
+  o.set("revision", double(v.revision));  // the page marks which change its mirror shows
   o.set("words", words(lang));
-  if (!app.outputs.error.empty()) o.set("error", app.outputs.error);
+  if (!v.outputs->error.empty()) o.set("error", v.outputs->error);
 
   std::vector<std::string> hidden;
   for (size_t i = 0; i < step.quizzes.size(); ++i)
-    if (i >= app.quizzes.size() || !app.quizzes[i].checked)
+    if (i >= v.quizzes->size() || !(*v.quizzes)[i].checked)
       hidden.insert(hidden.end(), step.quizzes[i].hides.begin(), step.quizzes[i].hides.end());
   Value panels = Value::array();
   if (!step.demo.empty())
-    for (const Panel& p : app.outputs.panels)
-      panels.push(panel_json(app, p, std::find(hidden.begin(), hidden.end(), p.id) != hidden.end()));
+    for (const Panel& p : v.outputs->panels)
+      panels.push(panel_json(v, p, std::find(hidden.begin(), hidden.end(), p.id) != hidden.end()));
   o.set("panels", std::move(panels));
 
   Value quizzes = Value::array();
   for (size_t i = 0; i < step.quizzes.size(); ++i) {
     const attn::Quiz& q = step.quizzes[i];
-    const ui::QuizState st = i < app.quizzes.size() ? app.quizzes[i] : ui::QuizState{};
+    const ui::QuizState st = i < v.quizzes->size() ? (*v.quizzes)[i] : ui::QuizState{};
     Value j = Value::object();
     j.set("id", q.id);
     j.set("question", q.question.get(lang));
@@ -274,12 +273,12 @@ Value lab_mirror_json(const LabApp& app) {
   // (attn::exercises_open), as on the canvas; their goals and live values would
   // give the quiz away.
   Value exercises = Value::array();
-  const bool exercises_open = attn::exercises_open(step, app.quizzes);
+  const bool exercises_open = attn::exercises_open(step, *v.quizzes);
   if (!exercises_open && !step.exercises.empty())
     o.set("exercisesLocked", ui::text::exercises_locked(lang, step.quizzes.size(), step.exercises.size()));
   for (size_t i = 0; exercises_open && i < step.exercises.size(); ++i) {
     const attn::Exercise& ex = step.exercises[i];
-    const attn::ExerciseStatus st = attn::check_exercise(ex, app.inputs, app.outputs);
+    const attn::ExerciseStatus st = attn::check_exercise(ex, *v.inputs, *v.outputs);
     Value j = Value::object();
     j.set("id", ex.id);
     j.set("goal", ex.goal.get(lang));
@@ -297,7 +296,7 @@ Value lab_mirror_json(const LabApp& app) {
     }
     j.set("conditions", std::move(conds));
     if (!st.error.empty()) j.set("error", st.error);
-    const int shown = i < app.hints_shown.size() ? app.hints_shown[i] : 0;
+    const int shown = i < v.hints->size() ? (*v.hints)[i] : 0;
     Value hints = Value::array();
     for (int h = 0; h < shown && h < int(ex.hints.size()); ++h) hints.push(ex.hints[size_t(h)].get(lang));
     j.set("hints", std::move(hints));
@@ -308,38 +307,38 @@ Value lab_mirror_json(const LabApp& app) {
 
   // The Code view: offered on every hand-set step and trained model; the program
   // itself while it is open (a trained model's weights are copied, not shown).
-  if (lab_has_code(app)) {
+  if (lab.has_code()) {
     namespace t = ui::text;
     Value c = Value::object();
-    c.set("open", app.code_open);
-    c.set("lang", app.code_lang);
+    c.set("open", v.code_open);
+    c.set("lang", v.code_lang);
     c.set("label", t::code.get(lang));
     c.set("title", t::code_title.get(lang));
     c.set("about", t::code_about.get(lang));
     c.set("copy", t::code_copy.get(lang));
     c.set("copied", t::code_copied.get(lang));
     c.set("close", t::code_close.get(lang));
-    if (app.code_open) c.set("text", lab_code(app));
-    if (lab_code_trained(app)) {
+    if (v.code_open) c.set("text", lab.code());
+    if (lab.code_trained()) {
       c.set("trained", true);
       c.set("about", t::code_about_trained.get(lang));
       c.set("copyWeights", t::code_copy_weights.get(lang));
-      if (app.code_open && lab_code(app).empty()) c.set("text", t::code_waiting.get(lang));
+      if (v.code_open && lab.code().empty()) c.set("text", t::code_waiting.get(lang));
     }
     o.set("code", std::move(c));
   }
 
-  if (app.experiment) {
+  if (v.trainer.experiment) {
     Value t = Value::object();
-    t.set("running", app.running);
-    t.set("started", app.experiment->progress() > 0 || app.experiment->work_ms() > 0.0);
-    t.set("finished", app.experiment->done());
-    t.set("progress", double(app.experiment->progress()));
-    t.set("planned", double(app.experiment->planned()));
-    t.set("speed", app.speed);
-    if (!app.trainer_failed.empty()) {  // "Training stopped: <why>. ..." as the canvas says it
-      std::string failed = ui::text::train_failed.get(app.state.lang);
-      if (const size_t at = failed.find("%s"); at != std::string::npos) failed.replace(at, 2, app.trainer_failed);
+    t.set("running", v.trainer.running);
+    t.set("started", v.trainer.experiment->progress() > 0 || v.trainer.experiment->work_ms() > 0.0);
+    t.set("finished", v.trainer.experiment->done());
+    t.set("progress", double(v.trainer.experiment->progress()));
+    t.set("planned", double(v.trainer.experiment->planned()));
+    t.set("speed", v.trainer.speed);
+    if (!v.trainer.failed.empty()) {  // "Training stopped: <why>. ..." as the canvas says it
+      std::string failed = ui::text::train_failed.get(v.lang());
+      if (const size_t at = failed.find("%s"); at != std::string::npos) failed.replace(at, 2, v.trainer.failed);
       t.set("failed", failed);
     }
     o.set("training", std::move(t));

@@ -1,13 +1,8 @@
-// lab_trainer.cpp: the running lab's side of the training worker
-// (lab/trainer.h): starting it, applying what it sends every frame, watching
-// that it lives, and a retry after it failed. The worker's own side (what the
-// native thread and the worker module run) is trainer_worker.cpp.
-#include <map>
-#include <memory>
-#include <utility>
-#include <vector>
+// lab_trainer.cpp: the running lab's side of the training worker (lab_trainer.h).
+#include "app/lab_trainer.h"
 
-#include "app/lab_app_internal.h"
+#include <utility>
+
 #include "app/trainer_worker.h"
 #include "data/text_corpus.h"
 
@@ -17,38 +12,6 @@ constexpr double kSilentLimitMs = 15000.0;   // no answer to pings for this long
 constexpr double kStartLimitMs = 120000.0;   // not loaded after this long: failed to start
 constexpr long kStartAfterFrames = 30;       // started in the background this long after the first frame
 
-void start_link(LabApp& app) {
-  app.trainer_link = platform::start_trainer(lab_trainer_worker);
-  app.trainer_ready = false;
-  app.trainer_started_at = app.trainer_heard_at = app.trainer_pinged_at = platform::now_ms();
-}
-}  // namespace
-
-attn::TrainerClient& lab_trainer(LabApp& app) {
-  if (!app.trainer) {
-    if (!app.trainer_link) start_link(app);
-    app.trainer = std::make_unique<attn::TrainerClient>([&app](std::string m) {
-      if (app.trainer_link) app.trainer_link->post(std::move(m));
-    });
-  }
-  return *app.trainer;
-}
-
-void lab_trainer_retry(LabApp& app) {
-  if (app.trainer_failed.empty()) return;
-  app.trainer_failed.clear();
-  app.trainer_link.reset();  // the old worker is stopped first
-  start_link(app);
-  app.running = false;
-  if (app.trainer) {
-    app.trainer->reopen_all();
-    app.experiment = app.trainer->experiment(app.experiment_key);
-  }
-  app.notices.push_back("The training worker was started again; the experiments start from the beginning.");
-  lab_recompute(app);
-}
-
-namespace {
 // What a step's text needs fetched, by name: the corpus's files, and for the
 // poems their glyphs too (the page's font subset holds the lessons' characters
 // only; platform::add_glyphs merges these in).
@@ -58,27 +21,50 @@ std::map<std::string, std::vector<std::string>> text_files(attn::data::TextCorpu
   if (kind == attn::data::TextCorpusKind::tang_poems) files["glyphs:" + name] = {"texts/poem-glyphs.otf"};
   return files;
 }
-bool fetched(const LabApp& app, const std::string& name, attn::data::TextCorpusKind kind) {
-  return name.rfind("glyphs:", 0) == 0 ? app.glyphs_added.count(name) > 0 : attn::data::corpus_provided(kind);
-}
 }  // namespace
 
-bool lab_text_ready(LabApp& app, const attn::LessonStep& step) {
+void TrainerSide::start_link() {
+  link_ = platform::start_trainer(lab_trainer_worker);
+  ready_ = false;
+  started_at_ = heard_at_ = pinged_at_ = platform::now_ms();
+}
+
+attn::TrainerClient& TrainerSide::client() {
+  if (!client_) {
+    if (!link_) start_link();
+    client_ = std::make_unique<attn::TrainerClient>([this](std::string m) {
+      if (link_) link_->post(std::move(m));
+    });
+  }
+  return *client_;
+}
+
+bool TrainerSide::retry() {
+  if (failed_.empty()) return false;
+  failed_.clear();
+  link_.reset();  // the old worker is stopped first
+  start_link();
+  if (client_) client_->reopen_all();
+  return true;
+}
+
+bool TrainerSide::text_ready(const std::string& demo, const attn::DemoInputs& inputs, attn::DemoOutputs& outputs) {
   std::string name;
   attn::data::TextCorpusKind kind;
-  if (!platform::fetch_needed() || !attn::experiment_text(step.demo, app.inputs, &name) ||
+  if (!platform::fetch_needed() || !attn::experiment_text(demo, inputs, &name) ||
       !attn::data::parse_text_corpus_name(name, &kind))
     return true;
   std::string failed;
   bool ready = true;
   for (const auto& [what, paths] : text_files(kind, name)) {
-    if (fetched(app, what, kind)) continue;
+    const bool have = what.rfind("glyphs:", 0) == 0 ? glyphs_added_.count(what) > 0 : attn::data::corpus_provided(kind);
+    if (have) continue;
     ready = false;
-    if (auto it = app.text_failed.find(what); it != app.text_failed.end()) {
+    if (auto it = text_failed_.find(what); it != text_failed_.end()) {
       failed = it->second;
     } else {
       platform::fetch_start(what, paths);
-      app.text_waiting.insert(what);
+      text_waiting_.insert(what);
     }
   }
   if (ready) return true;
@@ -95,18 +81,16 @@ bool lab_text_ready(LabApp& app, const attn::LessonStep& step) {
   note.id = "text-loading";
   note.title.by_lang = {{"en", "The text"}, {"zh", "文本"}};
   note.text = std::move(t);
-  app.outputs.panels.insert(app.outputs.panels.begin(), std::move(note));
-  app.running = false;
+  outputs.panels.insert(outputs.panels.begin(), std::move(note));
   return false;
 }
 
-namespace {
 // A text on its way has come (a corpus is handed to this page's core and to the
-// worker, before the step opens there; glyphs go to the font atlas) or failed:
-// the step is built again.
-void poll_text(LabApp& app) {
+// worker, before the step opens there; glyphs go to the font atlas) or failed.
+// True when one did: the step is built again.
+bool TrainerSide::poll_text() {
   bool changed = false;
-  for (auto it = app.text_waiting.begin(); it != app.text_waiting.end();) {
+  for (auto it = text_waiting_.begin(); it != text_waiting_.end();) {
     std::string bytes;
     const platform::FetchState st = platform::fetch_state(*it, &bytes);
     if (st == platform::FetchState::loading) {
@@ -114,67 +98,66 @@ void poll_text(LabApp& app) {
       continue;
     }
     const std::string name = *it;
-    it = app.text_waiting.erase(it);
+    it = text_waiting_.erase(it);
     changed = true;
     attn::data::TextCorpusKind kind;
     bool ok = st == platform::FetchState::ready;
     if (ok && name.rfind("glyphs:", 0) == 0) {
       ok = platform::add_glyphs(std::move(bytes));
-      if (ok) app.glyphs_added.insert(name);
+      if (ok) glyphs_added_.insert(name);
       else bytes = "the glyphs are not a font";
     } else if (ok) {
       ok = attn::data::parse_text_corpus_name(name, &kind) && attn::data::provide_corpus(kind, bytes);
-      if (ok) lab_trainer(app).provide_text(name, bytes);
+      if (ok) client().provide_text(name, bytes);
       else bytes = "the text is larger than the lab accepts";
     }
-    if (!ok) app.text_failed[name] = st == platform::FetchState::failed || !bytes.empty() ? bytes : "no answer";
+    if (!ok) text_failed_[name] = st == platform::FetchState::failed || !bytes.empty() ? bytes : "no answer";
   }
-  if (changed) lab_recompute(app);
+  return changed;
 }
-}  // namespace
 
-void lab_trainer_pump(LabApp& app, double now) {
-  poll_text(app);
-  if (!app.trainer_link) {
+TrainerSide::Pump TrainerSide::pump(double now, long frames, const std::string& key) {
+  Pump p;
+  p.changed = poll_text();
+  if (!link_) {
     // Loaded a moment after the first frame, so Start finds it ready.
-    if (app.frames >= kStartAfterFrames) lab_trainer(app);
-    return;
+    if (frames >= kStartAfterFrames) client();
+    return p;
   }
-  if (!app.trainer_failed.empty()) return;
-  bool changed = false;
-  for (std::string& m : app.trainer_link->receive()) {
-    app.trainer_heard_at = now;
-    if (!app.trainer) continue;
-    if (const std::string key = app.trainer->receive(m); !key.empty() && key == app.experiment_key) {
-      changed = true;
-      ++app.trainer_snapshots;
+  if (!failed_.empty()) return p;
+  bool shown = false;
+  for (std::string& m : link_->receive()) {
+    heard_at_ = now;
+    if (!client_) continue;
+    if (const std::string k = client_->receive(m); !k.empty() && k == key) {
+      shown = true;
+      ++p.snapshots;
     }
   }
-  if (app.trainer)
-    for (const std::string& f : app.trainer->take_failures()) app.errors.push_back("Training: " + f + ".");
-  if (changed) {
-    const bool was = app.running;
-    app.running = app.trainer->running(app.experiment_key);
-    if (was != app.running) ++app.revision;
-    lab_recompute(app);
+  if (client_)
+    for (const std::string& f : client_->take_failures()) p.errors.push_back("Training: " + f + ".");
+  if (shown) {
+    p.changed = true;
+    p.running = client_->running(key);
   }
   // Is it alive? A failure it reports, no answer to pings, or no start at all.
-  std::string failed = app.trainer_link->failure();
-  if (failed.empty() && app.trainer_link->ready()) {
-    if (!app.trainer_ready) app.trainer_heard_at = now;  // its silence counts from here
-    app.trainer_ready = true;
-    if (now - app.trainer_pinged_at >= kPingEveryMs && app.trainer) {
-      app.trainer->ping();
-      app.trainer_pinged_at = now;
+  std::string failed = link_->failure();
+  if (failed.empty() && link_->ready()) {
+    if (!ready_) heard_at_ = now;  // its silence counts from here
+    ready_ = true;
+    if (now - pinged_at_ >= kPingEveryMs && client_) {
+      client_->ping();
+      pinged_at_ = now;
     }
-    if (now - app.trainer_heard_at > kSilentLimitMs) failed = "the training worker stopped answering";
-  } else if (failed.empty() && now - app.trainer_started_at > kStartLimitMs) {
+    if (now - heard_at_ > kSilentLimitMs) failed = "the training worker stopped answering";
+  } else if (failed.empty() && now - started_at_ > kStartLimitMs) {
     failed = "the training worker did not start";
   }
   if (!failed.empty()) {
-    app.trainer_failed = failed;
-    app.running = false;
-    ++app.revision;
-    lab_recompute(app);
+    failed_ = failed;
+    p.stopped = true;
+    p.changed = true;
+    p.running = false;
   }
+  return p;
 }

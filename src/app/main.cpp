@@ -53,13 +53,20 @@ int main(int argc, char** argv) {
     if (!platform::add_glyphs(std::move(bytes))) std::fprintf(stderr, "attnlab: %s is not a font\n", LAB_POEM_FONT);
   }
 #endif
-  lab_init(g_app, lesson_dir);
+  g_app.init(lesson_dir);
   if (!go.empty()) {
     const size_t colon = go.find(':');
     const std::string fragment = go.substr(0, colon) + (colon == std::string::npos ? "" : "/" + go.substr(colon + 1));
-    lab_follow_link(g_app, fragment);
+    g_app.follow_link(fragment);
   }
-  platform::set_page_query_handler(lab_page_query, &g_app);
-  platform::run(lab_frame, &g_app);
+  platform::set_page_query_handler(
+      [](const std::string& name, const std::string& arg, void* app) { return static_cast<LabApp*>(app)->page_query(name, arg); },
+      &g_app);
+  platform::run(
+      [](void* app) {
+        static_cast<LabApp*>(app)->frame();
+        return true;
+      },
+      &g_app);
   return 0;
 }

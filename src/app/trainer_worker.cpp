@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "lab/trainer.h"
+#include "experiments/trainer.h"
 
 platform::TrainerWorkerFns lab_trainer_worker() {
   auto worker = std::make_shared<attn::TrainerWorker>();

@@ -1,5 +1,5 @@
-// text.h: two small string helpers several layers share (trimming a line,
-// joining words), so each file does not keep its own copy.
+// text.h: small string helpers several layers share (trimming a line, joining
+// words, a run of digits), so each file does not keep its own copy.
 #pragma once
 
 #include <cctype>
@@ -21,6 +21,14 @@ inline std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string s;
   for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
   return s;
+}
+
+// Whether s is one or more ASCII digits and nothing else.
+inline bool all_digits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
 }
 
 }  // namespace attn

@@ -307,7 +307,7 @@ void print_training_speeds(const char* build, int steps, const std::vector<std::
 }
 
 // ---------------------------------------------------------------- 5b the language model's tokens per second
-// The character language model as the lesson trains it (experiment_lm.cpp:
+// The character language model as the lesson trains it (src/experiments/language_model.cpp:
 // lm_english, TrainRun's defaults: batch 8 windows of context + 1 = 33 ids,
 // CharLmDesc's sizes, Adam 3e-3). Tokens = predicted characters = batch x
 // context per step.

@@ -20,7 +20,8 @@ namespace attn::data {
 // ---------------------------------------------------------------- 1 corpora and files
 namespace {
 constexpr EnumName<TextCorpusKind> kCorpora[] = {{TextCorpusKind::tang_poems, "tang_poems"},
-                                                 {TextCorpusKind::founding_documents, "founding_documents"}};
+                                                 {TextCorpusKind::founding_documents, "founding_documents"},
+                                                 {TextCorpusKind::own, "own"}};
 
 const char* debian_package(TextCorpusKind kind) {
   return kind == TextCorpusKind::tang_poems ? "fortunes-zh" : "miscfiles";
@@ -55,6 +56,7 @@ bool corpus_provided(TextCorpusKind kind) {
 
 std::vector<std::string> corpus_file_names(TextCorpusKind kind) {
   if (kind == TextCorpusKind::tang_poems) return {"tang300"};
+  if (kind == TextCorpusKind::own) return {};
   return {"us-constitution", "us-declaration"};
 }
 
@@ -78,6 +80,10 @@ bool read_corpus(TextCorpusKind kind, const std::string& dir, std::string* raw, 
       *raw = it->second;
       return true;
     }
+  }
+  if (kind == TextCorpusKind::own) {
+    *why = "no text of the learner's own has been given";
+    return false;
   }
   if (dir.empty()) {
     *why = "no corpus folder is known (LAB_CORPUS_DIR is not set): " + setup;
@@ -293,25 +299,114 @@ bool parse_paragraphs(std::string_view raw, ParsedText* out, std::string* why) {
   return true;
 }
 
+bool parse_own_text(std::string_view raw, ParsedText* out, std::string* why) {
+  *out = ParsedText();
+  size_t bad = 0;
+  if (raw.size() > kMaxOwnTextBytes) {
+    *why = "the text is " + std::to_string((raw.size() + 1023) / 1024) + " KiB; the lab takes at most " +
+           std::to_string(kMaxOwnTextBytes >> 10) + " KiB";
+    return false;
+  }
+  if (!valid_utf8(raw, &bad)) {
+    *why = "the text is not UTF-8 (byte " + std::to_string(bad) + " is not); save it as UTF-8 and try again";
+    return false;
+  }
+  for (char ch : raw) {
+    const unsigned c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+      *why = "the file holds control bytes, so it looks like binary data rather than text";
+      return false;
+    }
+  }
+  // Line ends of every system: "\r\n", and a lone "\r" (old Macs).
+  std::string text;
+  text.reserve(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] != '\r') text += raw[i];
+    else if (i + 1 >= raw.size() || raw[i + 1] != '\n') text += '\n';
+  }
+  std::string unit;  // the paragraph so far: its trimmed lines joined by '\n'
+  const auto finish_unit = [&] {
+    if (!unit.empty()) out->units.push_back(unit);
+    unit.clear();
+  };
+  for (std::string_view line : split_lines(text)) {
+    line = trim(line);
+    if (line.empty()) {
+      finish_unit();
+      continue;
+    }
+    if (!unit.empty()) unit += '\n';
+    for (char c : line) unit += c == '\t' ? ' ' : c;
+  }
+  finish_unit();
+  if (out->units.empty()) {
+    *why = "the text is empty";
+    return false;
+  }
+  return true;
+}
+
 bool parse_corpus(TextCorpusKind kind, std::string_view raw, ParsedText* out, std::string* why) {
-  return kind == TextCorpusKind::tang_poems ? parse_tang_poems(raw, out, why) : parse_paragraphs(raw, out, why);
+  switch (kind) {
+    case TextCorpusKind::tang_poems: return parse_tang_poems(raw, out, why);
+    case TextCorpusKind::own: return parse_own_text(raw, out, why);
+    default: return parse_paragraphs(raw, out, why);
+  }
 }
 
 // ---------------------------------------------------------------- 4 vocabulary and split
+namespace {
+// Where the held-out tail of a text of n characters starts
+// (CharCorpusDesc::heldout_tail): the last `share` of them, begun just after a
+// line break when one lies within a tenth of that tail before the cut, with at
+// least one character on each side when there are two or more.
+size_t tail_start(const std::vector<std::string>& all, float share) {
+  size_t cut = all.size() - std::min(all.size(), size_t(double(all.size()) * double(share) + 0.5));
+  const size_t slack = (all.size() - cut) / 10;
+  for (size_t k = cut; k > 0 && k + slack >= cut; --k)
+    if (all[k - 1] == "\n") {
+      cut = k;
+      break;
+    }
+  if (all.size() >= 2) cut = std::clamp(cut, size_t(1), all.size() - 1);
+  return cut;
+}
+}  // namespace
+
 CharCorpus make_char_corpus(const ParsedText& text, const CharCorpusDesc& desc) {
   CharCorpus c;
   c.desc = desc;
-  std::string streams[2];  // train, held out
-  for (size_t k = 0; k < text.units.size(); ++k) {
-    const bool held = desc.heldout_every >= 2 && int(k % size_t(desc.heldout_every)) == desc.heldout_every - 1;
-    std::string& s = streams[held ? 1 : 0];
-    if (!s.empty()) s += "\n\n";
-    s += text.units[k];
-    ++(held ? c.heldout_units : c.train_units);
+  std::vector<std::string> chars[2];  // train, held out
+  if (desc.heldout_tail > 0) {
+    std::vector<std::string> all;
+    std::vector<size_t> starts;  // where each unit begins in `all`
+    for (const std::string& u : text.units) {
+      if (!all.empty()) all.insert(all.end(), {"\n", "\n"});
+      starts.push_back(all.size());
+      for (std::string& ch : utf8_chars(u)) all.push_back(std::move(ch));
+    }
+    const size_t cut = tail_start(all, desc.heldout_tail);
+    chars[1].assign(all.begin() + long(cut), all.end());
+    all.resize(cut);
+    chars[0] = std::move(all);
+    // A unit counts where it begins (the tail may cut the last training unit).
+    for (size_t st : starts) ++(st < cut ? c.train_units : c.heldout_units);
+  } else {
+    std::string streams[2];
+    for (size_t k = 0; k < text.units.size(); ++k) {
+      const bool held = desc.heldout_every >= 2 && int(k % size_t(desc.heldout_every)) == desc.heldout_every - 1;
+      std::string& s = streams[held ? 1 : 0];
+      if (!s.empty()) s += "\n\n";
+      s += text.units[k];
+      ++(held ? c.heldout_units : c.train_units);
+    }
+    chars[0] = utf8_chars(streams[0]);
+    chars[1] = utf8_chars(streams[1]);
   }
-  const std::vector<std::string> chars[2] = {utf8_chars(streams[0]), utf8_chars(streams[1])};
   std::map<std::string, int> counts;
-  for (const std::string& ch : chars[0]) ++counts[ch];
+  for (const std::string& ch : chars[0])
+    if (ch != kUnshownChar) ++counts[ch];
   std::vector<std::pair<int, std::string>> order;  // (-count, character): most frequent first, ties in byte order
   for (const auto& kv : counts) order.emplace_back(-kv.second, kv.first);
   std::sort(order.begin(), order.end());

@@ -16,6 +16,9 @@
 //                       us-declaration: ASCII prose wrapped at ~70 columns,
 //                       paragraphs separated by blank lines, headings ("Article I",
 //                       "Section 2") as one-line paragraphs of their own.
+//   own                 the learner's own text, pasted or dropped into the page
+//                       (UTF-8, any language, at most kMaxOwnTextBytes): never a
+//                       file of the lab's; the page hands it over (provide_corpus).
 //
 // Clean text is a list of units (a poem: its lines joined by '\n'; a paragraph:
 // one line). The token stream joins them with a blank line between units.
@@ -33,10 +36,10 @@
 namespace attn::data {
 
 // ---------------------------------------------------------------- 1 corpora and files
-enum class TextCorpusKind { tang_poems, founding_documents };
-const char* text_corpus_name(TextCorpusKind kind);  // "tang_poems", "founding_documents"
+enum class TextCorpusKind { tang_poems, founding_documents, own };
+const char* text_corpus_name(TextCorpusKind kind);  // "tang_poems", "founding_documents", "own"
 
-// The cached files of a corpus, in the order they are joined.
+// The cached files of a corpus, in the order they are joined (none for `own`).
 std::vector<std::string> corpus_file_names(TextCorpusKind kind);
 // Where set-up puts them: $LAB_CORPUS_DIR when set (natively), else the folder
 // the build was configured with (CMake's LAB_CORPUS_DIR: <the lab's cache>/corpora).
@@ -58,6 +61,9 @@ bool corpus_provided(TextCorpusKind kind);
 // ---------------------------------------------------------------- 2 parsers
 // Inputs larger than this are refused (the real files are 89 KB and 55 KB).
 constexpr size_t kMaxCorpusBytes = size_t(16) << 20;
+// The learner's own text: at most 1 MiB (a short novel; what a browser's storage
+// keeps easily, and what the page's model reads through in minutes).
+constexpr size_t kMaxOwnTextBytes = size_t(1) << 20;
 
 struct ParsedText {
   std::vector<std::string> units;  // poems or paragraphs, each non-empty
@@ -83,6 +89,15 @@ bool parse_tang_poems(std::string_view raw, ParsedText* out, std::string* why);
 // . , ; : ! or ? is a heading and is skipped. Refuses input that is empty, too
 // large, not UTF-8 or holds no paragraph.
 bool parse_paragraphs(std::string_view raw, ParsedText* out, std::string* why);
+// The learner's own text, in any language: paragraphs separated by blank lines,
+// each a unit with its line breaks kept (a poem's lines, a list) and the white
+// space at either end of each line trimmed; nothing is skipped (a one-line
+// paragraph is a line of text, not a heading: lines of Chinese end in 。, not in
+// ASCII punctuation). Refuses, with a reason a learner can act on: an empty text
+// (or white space only), more than kMaxOwnTextBytes, bytes that are not UTF-8,
+// and binary data (a NUL, or control characters other than tab, line feed and
+// carriage return).
+bool parse_own_text(std::string_view raw, ParsedText* out, std::string* why);
 bool parse_corpus(TextCorpusKind kind, std::string_view raw, ParsedText* out, std::string* why);
 
 // ---------------------------------------------------------------- 3 vocabulary and split
@@ -91,7 +106,13 @@ struct CharCorpusDesc {
                            // (0: all of them); the rest become the unknown token
   int heldout_every = 10;  // unit k is held out when k % heldout_every == heldout_every - 1
                            // (< 2: nothing is held out)
+  float heldout_tail = 0;  // > 0: instead, the held-out part is this share of the text's
+                           // characters taken from its end (starting at a line break
+                           // when one is near), so a text of one paragraph has one too
 };
+// U+FFFD, the replacement character, is always the unknown token, never an entry of
+// the table: the page writes it for a character it cannot show (outside its fonts).
+constexpr const char* kUnshownChar = "\xef\xbf\xbd";
 
 struct CharCorpus {
   CharCorpusDesc desc;

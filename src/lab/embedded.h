@@ -1,4 +1,4 @@
-// embedded.h: files compiled into the binary at build time (cmake/embed_files.cmake),
+// embedded.h: the lesson files compiled into the binary at build time (cmake/embed_files.cmake),
 // so the browser and the native build read the same bytes.
 #pragma once
 

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "base/tensor.h"
-#include "lab/demos.h"
-#include "lab/exercise.h"
-#include "lab/lab_state.h"
-#include "lab/lesson.h"
+#include "course/demo_api.h"
+#include "course/exercise.h"
+#include "course/lab_state.h"
+#include "course/lesson.h"
 
 namespace ui {
 

@@ -33,7 +33,7 @@ inline constexpr UiText embed_tip{"Copy HTML that shows this step, with your val
                                   "复制一段 HTML，把这一步（连同你的数值）放进别的网页（比如课程页面）"};
 inline constexpr UiText embed_copied{"Embed code copied (paste it into your page's HTML): ",
                                      "嵌入代码已复制（粘贴到你网页的 HTML 里）："};
-// The Code view (src/ui/code_view.cpp; the programs come from src/lab/code_export.cpp).
+// The Code view (src/ui/code_view.cpp; the programs are beside each demo in src/demos).
 inline constexpr UiText code{"Code", "代码"};
 inline constexpr UiText code_tip{"This step as a short NumPy or PyTorch program, with your values in it",
                                  "把本步写成一段简短的 NumPy 或 PyTorch 程序，其中用的是你当前的数值"};

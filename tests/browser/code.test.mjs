@@ -1,4 +1,4 @@
-// The Code view (src/ui/code_view.cpp, src/lab/code_export.cpp): a hand-set step's
+// The Code view (src/ui/code_view.cpp, the programs beside each demo in src/demos): a hand-set step's
 // program, opened from the step's toolbar, drawn on the canvas and in the readable
 // mirror (a <pre> with a Copy button), following the learner's values; Copy puts it
 // on the page's clipboard; other training steps offer none. Screenshots of the view on

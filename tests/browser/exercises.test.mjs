@@ -121,33 +121,35 @@ test('a step\'s exercises wait until its quiz is checked, in the canvas and in t
   assert.deepEqual(lab.consoleErrors, []);
 });
 
-test('"favour mice" is met by dragging the query arrow towards k_mice', async () => {
+test('dragging k_chase along its own line changes only its length, and "chase by length" follows the dot product', async () => {
   const { page } = lab;
   assert.ok(await page.evaluate(() => window.attnlab.goto('inside-the-score', 0)));
   await frames(page);
   // The plane and the exercises wait for the step's quiz: answer it first.
   await answer(page, 'both-longer', 2);
-  await scrollTo(page, 'drag:q:0');
+  await scrollTo(page, 'drag:k:1');
   const before = await state(page);
   assert.equal(before.demo, 'dot_geometry');
-  assert.equal(exercise(before, 'favour-mice').met, false);
-  const [kCats, kChase, kMice] = before.values.k;
-  // Aim q along k_mice, a little longer than it.
-  const len = Math.hypot(kMice[0], kMice[1]), target = [1.2 * kMice[0] / len, 1.2 * kMice[1] / len];
+  assert.equal(exercise(before, 'chase-by-length').met, false);
+  const q = before.values.q[0];
+  // Straight up, to a length of 1.4: still inside the plane, and still short of the 2.2 the goal needs.
   const plane = await planeOf(page, ['q', 'k']);
-  await dragHead(page, 'drag:q:0', plane, target[0], target[1]);
+  await dragHead(page, 'drag:k:1', plane, 0, 1.4);
 
   const after = await state(page);
-  const q = after.values.q[0];
+  const kChase = after.values.k[1];
   // Pixels are whole, values are rounded to 0.01: the arrow lands within ~2 px.
-  assert.ok(Math.hypot(q[0] - target[0], q[1] - target[1]) < 0.06, `q = ${q}, aimed at ${target}`);
-  assert.deepEqual(after.values.k, before.values.k, 'only q moved');
+  assert.ok(Math.abs(kChase[0]) < 0.06 && Math.abs(kChase[1] - 1.4) < 0.06, `k_chase = ${kChase}, aimed at [0, 1.4]`);
+  assert.deepEqual(after.values.q, before.values.q, 'only k_chase moved');
+  assert.deepEqual(after.values.k[0], before.values.k[0]);
+  assert.deepEqual(after.values.k[2], before.values.k[2]);
   assert.ok(after.edited);
-  // The core's dots are q · k, and the exercise reports success.
+  // The core's dots are q · k: chase has gained q's y for each unit of length, not yet enough to pass cats.
   after.outputs.dots[0].forEach((d, j) => assert.ok(Math.abs(d - dot(q, after.values.k[j])) < 1e-4));
-  assert.ok(dot(q, kMice) > dot(q, kCats) && dot(q, kMice) > dot(q, kChase));
-  assert.equal(exercise(after, 'favour-mice').met, true);
-  await screenshotVariety(page, 'exercise-favour-mice-dragged');
+  assert.ok(after.outputs.dots[0][1] > before.outputs.dots[0][1]);
+  assert.ok(after.outputs.dots[0][1] < after.outputs.dots[0][0]);
+  assert.equal(exercise(after, 'chase-by-length').met, false);
+  await screenshotVariety(page, 'exercise-chase-by-length-dragged');
 });
 
 test('"right angle" is met by dragging the query arrow square to k_cats', async () => {

@@ -36,7 +36,7 @@ async function typeInMirror(page, name, value) {
 
 test('an induction head forms in the page (time and frame rate printed against the 20 s / 30 fps goal), and switching it off raises the repeated-half loss', async () => {
   const { page } = lab;
-  assert.ok(await page.evaluate(() => window.attnlab.goto('induction-heads', 0)));
+  assert.ok(await page.evaluate(() => window.attnlab.goto('induction-heads', 1)));
   await frames(page);
   let st = await state(page);
   assert.equal(st.demo, 'train_induction');
@@ -102,7 +102,7 @@ test('an induction head forms in the page (time and frame rate printed against t
 
 test('the best induction head\'s last row, dragged weight by weight, moves its heatmap row and the prediction', async () => {
   const { page } = lab;
-  assert.ok(await page.evaluate(() => window.attnlab.goto('induction-heads', 2)));
+  assert.ok(await page.evaluate(() => window.attnlab.goto('induction-heads', 3)));
   await frames(page);
   assert.equal((await state(page)).stepId, 'redirect');
   await page.evaluate(() => { window.attnlab.train('speed', 'fast'); window.attnlab.train('run'); });

@@ -208,7 +208,7 @@ test('state saved and links made before the lessons were rearranged land on the 
   // Saving is throttled to a few times a second: wait for the new layout to be written.
   const saved = await until(async () => {
     const v = JSON.parse(await page.evaluate(() => localStorage.getItem('attnlab.state')) || 'null');
-    return v && v.version === 3 && v.layout === 4 && v;
+    return v && v.version === 3 && v.layout === 5 && v;
   }, 'the state to be saved in the new layout');
   assert.equal(saved.lesson, 'rnn-vs-attention');
   // An old link by number, and a link by id, which the address bar now shows.

@@ -206,7 +206,7 @@ test('measured, not asserted: the translator and the induction model in the page
   const { page } = lab;
   const translator = await measureTraining(page, 'encoder-decoder', 0,
                                            (s) => s.experiment.runs[0].accuracy >= 0.95);
-  const induction = await measureTraining(page, 'induction-heads', 0, (s) => s.experiment.inductionPhaseAt > 0);
+  const induction = await measureTraining(page, 'induction-heads', 1, (s) => s.experiment.inductionPhaseAt > 0);
   const node = nodeTrainingSpeed(['translation_additive', 'induction']);
   const row = (name, m, goal, nodeSps) =>
     `${name}: ${goal} ${m.seconds.toFixed(2)} s after Start (step ${m.step}); in the page's worker ` +

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { openLab, state, frames, until, workerReady, scrollAndClick, screenshotVariety, widgets } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const golden = JSON.parse(readFileSync(join(here, '..', 'lab', 'golden_training.json'), 'utf8'));
+const golden = JSON.parse(readFileSync(join(here, '..', 'experiments', 'golden_training.json'), 'utf8'));
 
 let lab;
 before(async () => { lab = await openLab({ hash: '#first-look' }); });
@@ -99,7 +99,7 @@ test('trained in the Web Worker, the models end at exactly the losses they reach
 
 test('while the worker trains, switching a head off or typing a prompt answers on the very next frame', async () => {
   const { page } = lab;
-  assert.ok(await page.evaluate(() => window.attnlab.goto('induction-heads', 0)));
+  assert.ok(await page.evaluate(() => window.attnlab.goto('induction-heads', 1)));
   await frames(page, 2);
   await workerReady(page);
   await page.evaluate(() => { window.attnlab.train('speed', 'normal'); window.attnlab.train('run'); });
@@ -139,7 +139,7 @@ test('while the worker trains, switching a head off or typing a prompt answers o
 
 test('what the worker side sends cannot break the page', async () => {
   const { page } = lab;
-  assert.ok(await page.evaluate(() => window.attnlab.goto('induction-heads', 0)));
+  assert.ok(await page.evaluate(() => window.attnlab.goto('induction-heads', 1)));
   await frames(page, 2);
   const before = await state(page);
   const w = await pageWorker(page);

@@ -1,4 +1,4 @@
-// The language models' text: ANSI stripping and UTF-8 checks, both parsers on
+// The language models' text: ANSI stripping and UTF-8 checks, the parsers on
 // hand-written inputs (records, headings, refusals), the vocabulary and split,
 // the windows, the line forms, and -- from the set-up step's cache -- the real
 // corpora (these fail with a message to run `scripts/lab setup` when the cache
@@ -106,6 +106,42 @@ TEST_CASE("parsers: empty, oversized, non-UTF-8 or text without a unit is refuse
   CHECK(text.units == std::vector<std::string>{"Fine text."});
 }
 
+TEST_CASE("parsers: the learner's own text keeps every paragraph and line, in any language") {
+  ParsedText text;
+  std::string why;
+  // Chinese lines ending in 。 (one-line paragraphs) are kept; so are lines that
+  // end in no punctuation at all. Lines keep their breaks; white space at either
+  // end of a line (ASCII and the ideographic space) goes, a tab inside becomes a space.
+  REQUIRE(parse_own_text("床前明月光，疑是地上霜。\r\n\n\n  举头望明月，\n低头思故乡。  \n\nTitle line\n\n"
+                         "\xe3\x80\x80" "a\tb  \n",
+                         &text, &why));
+  CHECK(text.units == std::vector<std::string>{"床前明月光，疑是地上霜。", "举头望明月，\n低头思故乡。", "Title line", "a b"});
+  CHECK(text.skipped == 0);
+  CHECK(parse_corpus(TextCorpusKind::own, "one line", &text, &why));
+  CHECK(text.units == std::vector<std::string>{"one line"});
+  REQUIRE(parse_own_text("old\rmac\r\rlines", &text, &why));  // a lone carriage return ends a line too
+  CHECK(text.units == std::vector<std::string>{"old\nmac", "lines"});
+}
+
+TEST_CASE("parsers: the learner's own text refuses what is not text, with a reason to act on") {
+  ParsedText text;
+  std::string why;
+  for (const std::string& blank : {std::string(), std::string(" \n\t\n\r\n"), std::string("\xe3\x80\x80\n")}) {
+    CHECK_FALSE(parse_own_text(blank, &text, &why));
+    CHECK(why == "the text is empty");
+  }
+  CHECK_FALSE(parse_own_text("caf\xe9" " au lait", &text, &why));  // Latin-1, not UTF-8
+  CHECK(why.find("not UTF-8") != std::string::npos);
+  CHECK(why.find("save it as UTF-8") != std::string::npos);
+  CHECK_FALSE(parse_own_text(std::string("PK\x03\x04", 4) + "zip data", &text, &why));
+  CHECK(why.find("binary") != std::string::npos);
+  CHECK_FALSE(parse_own_text(std::string("text\0more", 9), &text, &why));
+  CHECK(why.find("binary") != std::string::npos);
+  CHECK_FALSE(parse_own_text(std::string(kMaxOwnTextBytes + 1, 'a'), &text, &why));
+  CHECK(why.find("at most 1024 KiB") != std::string::npos);
+  CHECK(parse_own_text(std::string(kMaxOwnTextBytes, 'a'), &text, &why));  // the limit itself is taken
+}
+
 TEST_CASE("corpus files: a missing file names itself and the set-up step") {
   std::string raw, why;
   CHECK_FALSE(read_corpus(TextCorpusKind::tang_poems, "/nonexistent-attnlab-folder", &raw, &why));
@@ -116,6 +152,11 @@ TEST_CASE("corpus files: a missing file names itself and the set-up step") {
   CHECK(why.find("miscfiles") != std::string::npos);
   CHECK(corpus_file_names(TextCorpusKind::founding_documents) ==
         std::vector<std::string>{"us-constitution", "us-declaration"});
+  // The learner's own text is never a file: until the page hands one over, there is none.
+  TextCorpusKind own;
+  REQUIRE(parse_text_corpus_name("own", &own));
+  CHECK(own == TextCorpusKind::own);
+  CHECK(corpus_file_names(own).empty());
 }
 
 // ---------------------------------------------------------------- 3 vocabulary and split
@@ -141,6 +182,52 @@ TEST_CASE("vocabulary: most frequent first, counted on the training split, the r
   CHECK(decode_chars(small.vocab, small.train) == "aa<unk>\n\n<unk>a\n\na<unk><unk>");
   desc.heldout_every = 0;
   CHECK(make_char_corpus(text, desc).heldout.empty());
+}
+
+TEST_CASE("split by tail: a text of one paragraph has a held-out part, begun at a line break when one is near") {
+  ParsedText text;
+  CharCorpusDesc desc;
+  desc.heldout_tail = 0.1f;
+  // One paragraph of 100 characters: 90 train, 10 held out.
+  text.units = {std::string(100, 'x')};
+  CharCorpus c = make_char_corpus(text, desc);
+  CHECK(c.train.size() == 90);
+  CHECK(c.heldout.size() == 10);
+  CHECK(c.train_units == 1);
+  CHECK(c.heldout_units == 0);  // the paragraph begins in the training part
+  // A line break just before the cut moves the cut after it (within a tenth of the tail).
+  std::string lines = std::string(89, 'a') + "\n" + std::string(110, 'b');  // 200 characters, cut at 180
+  text.units = {lines};
+  c = make_char_corpus(text, desc);
+  CHECK(c.heldout.size() == 20);  // no break within 2 characters of 180: cut where it falls
+  lines = std::string(178, 'a') + "\n" + std::string(21, 'b');  // a break at 178: the tail starts at 179
+  text.units = {lines};
+  c = make_char_corpus(text, desc);
+  CHECK(c.heldout.size() == 21);  // the b's (never seen in training: <unk>)
+  CHECK(c.heldout_unknown == 21);
+  CHECK(c.train.size() == 179);
+  // Units that begin in the tail count as held out; every character is in one split.
+  text.units = {std::string(50, 'a'), std::string(30, 'b'), "cc"};
+  c = make_char_corpus(text, desc);
+  CHECK(c.train.size() + c.heldout.size() == 50 + 2 + 30 + 2 + 2);
+  CHECK(c.train_units == 2);
+  CHECK(c.heldout_units == 1);
+  // Two characters: one each side.
+  text.units = {"ab"};
+  c = make_char_corpus(text, desc);
+  CHECK(c.train.size() == 1);
+  CHECK(c.heldout.size() == 1);
+}
+
+TEST_CASE("vocabulary: U+FFFD, a character the page cannot show, is always <unk>") {
+  ParsedText text;
+  text.units = {std::string("a") + kUnshownChar + kUnshownChar + kUnshownChar + "ab"};
+  CharCorpusDesc desc;
+  desc.heldout_every = 0;
+  const CharCorpus c = make_char_corpus(text, desc);
+  CHECK(c.vocab.words == std::vector<std::string>{"a", "b", "<unk>"});
+  CHECK(c.train_unknown == 3);
+  CHECK(decode_chars(c.vocab, c.train) == "a<unk><unk><unk>ab");
 }
 
 // ---------------------------------------------------------------- 4 windows and line forms

@@ -2,9 +2,10 @@
 // (starting with '#'). Never a crash; and what loads saves and loads again to the
 // same thing, with nothing dropped the second time.
 #include "base/json.h"
+#include "course/lab_state.h"
+#include "course/lesson.h"
+#include "course/links.h"
 #include "fuzz/fuzz_util.h"
-#include "lab/lab_state.h"
-#include "lab/lesson.h"
 
 namespace {
 

@@ -5,11 +5,11 @@
 // parsed alone, so the small languages are fuzzed directly.
 #include <vector>
 
+#include "course/exercise.h"
+#include "course/lesson.h"
+#include "experiments/experiments.h"
 #include "fuzz/fuzz_util.h"
-#include "lab/demos.h"
-#include "lab/exercise.h"
-#include "lab/experiments.h"
-#include "lab/lesson.h"
+#include "lab/catalog.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 1 << 16) return 0;
@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   attn::Lesson lesson;
   std::vector<attn::LessonError> errors;
-  if (!attn::parse_lesson("fuzz.lesson", text, lesson, errors) || !attn::validate_lesson(lesson, errors)) {
+  if (!attn::parse_lesson("fuzz.lesson", text, lesson, errors) || !attn::validate_lesson(lesson, attn::lab_demos(), errors)) {
     fuzz::require(!errors.empty(), "a refused lesson says why");
     return 0;
   }

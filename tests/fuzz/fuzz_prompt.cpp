@@ -2,9 +2,9 @@
 // or a link) never crashes the parser, and what it accepts keeps its promises: at
 // most kInductionPromptTokens tokens, each a letter of the vocabulary; what it
 // refuses says why. The same text as the demo's setting is checked the same way.
+#include "experiments/experiments.h"
 #include "fuzz/fuzz_util.h"
-#include "lab/demos.h"
-#include "lab/experiments.h"
+#include "lab/catalog.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(fuzz::text(data, size));

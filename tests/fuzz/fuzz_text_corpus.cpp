@@ -1,11 +1,13 @@
 // fuzz_text_corpus: the language models' corpus parsers (data/text_corpus.h) on
-// any bytes. Each input goes through both parsers. A refusal says why; what a
-// parser accepts keeps its promises: non-empty units of well-formed UTF-8 with
-// no escape or control characters (a poem's lines: '\n' between trimmed,
-// non-empty lines; a paragraph: one line, single spaces, none at either end).
-// The accepted text then goes through the vocabulary, the split and both kinds
-// of window, whose sizes and ids are checked. The first byte sets the table's
-// size (0: every character).
+// any bytes. Each input goes through the three parsers (the poems, prose
+// paragraphs, the learner's own text). A refusal says why; what a parser
+// accepts keeps its promises: non-empty units of well-formed UTF-8 with no
+// escape or control characters (a poem's or an own text's lines: '\n' between
+// trimmed, non-empty lines; a paragraph: one line, single spaces, none at
+// either end). The accepted text then goes through the vocabulary, both kinds of
+// split (every tenth unit, and a tail of the characters) and both kinds of
+// window, whose sizes and ids are checked. The first byte sets the table's size
+// (0: every character).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -23,7 +25,7 @@ void check_units(TextCorpusKind kind, const attn::data::ParsedText& text, const 
     fuzz::require(attn::data::valid_utf8(u), "units are UTF-8", u);
     for (char ch : u) {
       const unsigned c = static_cast<unsigned char>(ch);
-      const bool newline_ok = kind == TextCorpusKind::tang_poems && c == '\n';
+      const bool newline_ok = kind != TextCorpusKind::founding_documents && c == '\n';
       fuzz::require(newline_ok || (c >= 0x20 && c != 0x7f), "no escape or control characters", u);
     }
     fuzz::require(u.front() != '\n' && u.back() != '\n' && u.find("\n\n") == std::string::npos,
@@ -34,9 +36,10 @@ void check_units(TextCorpusKind kind, const attn::data::ParsedText& text, const 
   }
 }
 
-void check_corpus(const attn::data::ParsedText& text, int max_chars, const std::string& input) {
+void check_corpus(const attn::data::ParsedText& text, int max_chars, float tail, const std::string& input) {
   attn::data::CharCorpusDesc desc;
   desc.max_chars = max_chars;
+  desc.heldout_tail = tail;
   const attn::data::CharCorpus c = attn::data::make_char_corpus(text, desc);
   const int V = c.vocab.size();
   fuzz::require(c.vocab.unknown == V - 1, "<unk> is the last id", input);
@@ -44,7 +47,14 @@ void check_corpus(const attn::data::ParsedText& text, int max_chars, const std::
   fuzz::require(c.train_units + c.heldout_units == int(text.units.size()), "every unit in one split", input);
   for (const std::vector<int>* ids : {&c.train, &c.heldout})
     for (int id : *ids) fuzz::require(id >= 0 && id < V, "ids in range", input);
-  if (c.train_unknown == 0) {
+  if (tail > 0) {
+    std::string all;
+    for (const std::string& u : text.units) all += (all.empty() ? "" : "\n\n") + u;
+    const size_t n = attn::data::utf8_chars(all).size();
+    fuzz::require(c.train.size() + c.heldout.size() == n, "the tail split keeps every character once", input);
+    fuzz::require(n < 2 || (!c.train.empty() && !c.heldout.empty()), "both sides of a tail split have a character",
+                  input);
+  } else if (c.train_unknown == 0) {
     std::string train;
     for (size_t k = 0; k < text.units.size(); ++k) {
       if (k % 10 == 9) continue;
@@ -70,7 +80,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 1 << 16) return 0;
   const std::string input(fuzz::text(data, size));
   const int max_chars = size > 0 ? data[0] % 64 : 0;
-  for (TextCorpusKind kind : {TextCorpusKind::tang_poems, TextCorpusKind::founding_documents}) {
+  for (TextCorpusKind kind : {TextCorpusKind::tang_poems, TextCorpusKind::founding_documents, TextCorpusKind::own}) {
     attn::data::ParsedText text;
     std::string why;
     if (!attn::data::parse_corpus(kind, input, &text, &why)) {
@@ -79,7 +89,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       continue;
     }
     check_units(kind, text, input);
-    check_corpus(text, max_chars, input);
+    check_corpus(text, max_chars, 0.0f, input);
+    check_corpus(text, max_chars, 0.1f, input);
   }
   return 0;
 }

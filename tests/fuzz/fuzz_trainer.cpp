@@ -7,9 +7,9 @@
 #include <memory>
 
 #include "base/bytes.h"
+#include "experiments/experiments.h"
+#include "experiments/trainer.h"
 #include "fuzz/fuzz_util.h"
-#include "lab/experiments.h"
-#include "lab/trainer.h"
 
 namespace {
 std::string state_of(const attn::Experiment& ex) {

@@ -1,4 +1,4 @@
-// The Code view's programs (lab/code_export.h) run: for every hand-set demo step of
+// The Code view's programs (demos/code_writer.h, one program beside each demo) run: for every hand-set demo step of
 // every lesson -- at its starting values, at every option of its choices and both
 // ends of its sliders (two deep, so a choice that appears under another one is
 // reached), and at every exercise's stored solution -- the NumPy program is
@@ -31,13 +31,12 @@
 #include <unistd.h>
 
 #include "base/json.h"
-#include "lab/code_export.h"
-#include "lab/demos.h"
+#include "course/exercise.h"
+#include "course/lesson.h"
+#include "experiments/experiments.h"
+#include "experiments/weights_export.h"
+#include "lab/catalog.h"
 #include "lab/embedded.h"
-#include "lab/exercise.h"
-#include "lab/experiments.h"
-#include "lab/lesson.h"
-#include "lab/weights_export.h"
 
 #ifndef LAB_PYTHON
 #define LAB_PYTHON "python3"

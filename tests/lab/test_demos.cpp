@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
-#include "lab/demos.h"
-#include "lab/demos_internal.h"
+#include "course/exercise.h"
+#include "course/lesson.h"
+#include "demos/kit.h"
+#include "experiments/experiments.h"
+#include "lab/catalog.h"
 #include "lab/embedded.h"
-#include "lab/exercise.h"
-#include "lab/experiments.h"
-#include "lab/lesson.h"
 
 using namespace attn;
 
@@ -751,11 +751,19 @@ TEST_CASE("focus and inside-the-score: the shares, scores and flips their quizze
                      }).mats.at("dots");
     CHECK(dots(0, 2) == doctest::Approx(-2.0f));
   }
-  {  // inside-the-score/projections: raw weights 0.21 / 0.24; the one-way solution's scores and weights
+  {  // inside-the-score/projections: raw weights 0.21 / 0.24 (symmetric-weights); the row of chase scores
+     // chase 1.04 and mice 0.58, that of cats cats 1.04 and mice 0.98; the one-way solution's scores and weights
     const LessonStep& s = find_step("inside-the-score", "projections");
     const Mat raw = run_step(s).mats.at("weights");
     CHECK(raw(0, 1) == doctest::Approx(0.21).epsilon(0.02));
     CHECK(raw(1, 0) == doctest::Approx(0.24).epsilon(0.02));
+    const Mat sc = run_step(s).mats.at("scores");
+    CHECK(sc(0, 1) == doctest::Approx(0.40f));
+    CHECK(sc(1, 0) == doctest::Approx(0.40f));
+    CHECK(sc(1, 1) == doctest::Approx(1.04f));
+    CHECK(sc(1, 2) == doctest::Approx(0.58f));
+    CHECK(sc(0, 0) == doctest::Approx(1.04f));
+    CHECK(sc(0, 2) == doctest::Approx(0.98f));
     const DemoOutputs one = run_step(s, [](DemoInputs& in) {
       in.settings["projection"] = "learned";
       in.mats["w_q"] = (Mat(2, 2) << 0, 3, -1, 0).finished();
@@ -1011,13 +1019,17 @@ TEST_CASE("first look, focus and inside the score: the scores and shares their h
     CHECK(std::abs(w(1, 0) - 0.64f) < 0.01f);
     CHECK(w(1, 0) == w.maxCoeff());
   }
-  {  // focus/three-stages, ask-for-lime: q = [-2, 2] scores lime 3.0 and lemon 2.0; lime gets 0.72
+  {  // focus/three-stages, fix-the-value: banana's value typed in as green makes the answer mostly green
+     // (0.56); fixed to [0, 1, 0.1] it is about 0.33 red, 0.63 yellow, 0.17 green
     const LessonStep& s = find_step("focus", "three-stages");
-    const auto tok = demo_defaults(s).tokens;
-    const DemoOutputs out = run_step(s, [](DemoInputs& in) { in.mats["q"] = (Mat(1, 2) << -2.0f, 2.0f).finished(); });
-    CHECK(out.mats.at("scores")(0, col_of(tok, "lime")) == doctest::Approx(3.0f));
-    CHECK(out.mats.at("scores")(0, col_of(tok, "lemon")) == doctest::Approx(2.0f));
-    CHECK(std::abs(out.mats.at("weights")(0, col_of(tok, "lime")) - 0.72f) < 0.005f);
+    const Mat broken = run_step(s).mats.at("output");
+    CHECK(broken(0, 2) > broken(0, 1));
+    CHECK(broken(0, 2) > broken(0, 0));
+    CHECK(std::abs(broken(0, 2) - 0.56f) < 0.005f);
+    const Mat fixed = run_step(s, [](DemoInputs& in) { in.mats["v"].row(1) << 0.0f, 1.0f, 0.1f; }).mats.at("output");
+    CHECK(std::abs(fixed(0, 0) - 0.33f) < 0.005f);
+    CHECK(std::abs(fixed(0, 1) - 0.63f) < 0.005f);
+    CHECK(std::abs(fixed(0, 2) - 0.17f) < 0.005f);
   }
   {  // focus/soft-vs-hard, flip-to-apple: a lot of sour, [1.5, 2], overshoots to lemon: 2.7 against apple's 2.3
     const LessonStep& s = find_step("focus", "soft-vs-hard");
@@ -1031,12 +1043,17 @@ TEST_CASE("first look, focus and inside the score: the scores and shares their h
     CHECK(out.mats.at("scores")(0, 1) == doctest::Approx(1.8f));
     CHECK(out.mats.at("scores")(0, 2) == doctest::Approx(2.7f));
   }
-  {  // inside-the-score/geometry, favour-mice: q = [-1, 0.5] gives -0.9, 0.5 and 1.1
+  {  // inside-the-score/geometry, chase-by-length: cats 1.1 and chase 0.5 at the start; chase gains q's y
+     // (0.5) per unit of length, so it passes cats beyond 2.2; k_chase = [0, 2.5] scores 1.25
     const LessonStep& s = find_step("inside-the-score", "geometry");
-    const Mat dots = run_step(s, [](DemoInputs& in) { in.mats["q"] = (Mat(1, 2) << -1.0f, 0.5f).finished(); }).mats.at("dots");
-    CHECK(dots(0, 0) == doctest::Approx(-0.9f));
+    const Mat dots = run_step(s).mats.at("dots");
+    CHECK(dots(0, 0) == doctest::Approx(1.1f));
     CHECK(dots(0, 1) == doctest::Approx(0.5f));
-    CHECK(dots(0, 2) == doctest::Approx(1.1f));
+    auto chase = [&](float length) {
+      return run_step(s, [&](DemoInputs& in) { in.mats["k"].row(1) << 0.0f, length; }).mats.at("dots")(0, 1);
+    };
+    CHECK(chase(2.2f) == doctest::Approx(1.1f));
+    CHECK(chase(2.5f) == doctest::Approx(1.25f));
   }
   {  // inside-the-score/relevance-row, chase-irrelevant: q_cats[d2] = -0.5 gives 0.9, -0.5, 0.5 and chase 0.13;
      // with its score at 0, chase already has less than an even share (the text's "a score of 0 loses to positive ones")
@@ -1173,6 +1190,51 @@ TEST_CASE("heads, the Transformer block, uses and the recap: the figures their h
     CHECK(std::abs(sc(2, 2) - 1.41f) < 0.005f);
     CHECK(std::abs(sc(2, 3) - 4.24f) < 0.005f);
     CHECK(std::abs(out.mats.at("weights")(2, 1) - 0.73f) < 0.005f);
+  }
+  {  // kinds/cross-self, fix-the-keys: W_K swaps d2 and d3, so "love" puts 0.41 on 中国 and "China" 0.68 on
+     // 爱; with W_K = I, "love" puts 0.41 on 爱 and "China" 0.68 on 中国 (rows I love China, columns 我 爱 中国 。)
+    const LessonStep& s = find_step("kinds", "cross-self");
+    const Mat broken = run_step(s).mats.at("weights");
+    CHECK(std::abs(broken(1, 2) - 0.41f) < 0.005f);
+    CHECK(std::abs(broken(2, 1) - 0.68f) < 0.005f);
+    const Mat fixed =
+        run_step(s, [](DemoInputs& in) { in.mats["w_k"] = Mat::Identity(3, 3); }).mats.at("weights");
+    CHECK(std::abs(fixed(1, 1) - 0.41f) < 0.005f);
+    CHECK(std::abs(fixed(2, 2) - 0.68f) < 0.005f);
+  }
+  {  // uses/translation, article-share: the other three score 0.25; 书 gets half at d4 = ln(3 e^0.25) / 2.5
+     // = 0.54 and three fifths at 0.70; d4 = 0.6 gives about 0.54
+    const LessonStep& s = find_step("uses", "translation");
+    auto share = [&](float d4) {
+      return run_step(s, [&](DemoInputs& in) { in.mats["x_dec"](2, 3) = d4; }).mats.at("weights")(2, 3);
+    };
+    CHECK(share(0.539f) < 0.5f);
+    CHECK(share(0.54f) > 0.5f);
+    CHECK(share(0.70f) < 0.6f);
+    CHECK(share(0.702f) > 0.6f);
+    CHECK(std::abs(share(0.6f) - 0.54f) < 0.005f);
+  }
+  {  // uses/captioning, whole-dog: q = [d, 0] passes both conditions for d between about 1.9 and 2.9;
+     // q = [2.5, 0] gives the clearest patch 0.21 and the faintest dog patch 0.10; the start's 0.34
+    const LessonStep& s = find_step("uses", "captioning");
+    auto grid = [&](float d) {
+      return run_step(s, [&](DemoInputs& in) { in.mats["q"] = (Mat(1, 2) << d, 0.0f).finished(); }).mats.at("weights");
+    };
+    CHECK(std::abs(grid(4.0f)(1, 1) - 0.34f) < 0.005f);
+    CHECK(grid(1.8f)(2, 1) < 0.09f);
+    CHECK(grid(1.9f)(2, 1) > 0.09f);
+    CHECK(grid(2.9f)(1, 1) < 0.25f);
+    CHECK(grid(3.0f)(1, 1) > 0.25f);
+    CHECK(std::abs(grid(2.5f)(1, 1) - 0.21f) < 0.005f);
+    CHECK(std::abs(grid(2.5f)(2, 1) - 0.10f) < 0.005f);
+  }
+  {  // induction-heads/the-task, first-half-best: after j letters 16 - j are left; over the first-half targets
+     // of sequences with L = 4 .. 8 (each L alike) the best loss averages about 2.54
+    double sum = 0.0;
+    int targets = 0;
+    for (int L = 4; L <= 8; ++L)
+      for (int j = 1; j < L; ++j, ++targets) sum += std::log(16.0 - j);
+    CHECK(sum / targets == doctest::Approx(2.54).epsilon(0.002));
   }
   {  // uses/summary, food-draws-on: bread and milk about 0.45 each
     const Mat w = run_step(find_step("uses", "summary")).mats.at("weights");  // rows food prices up

@@ -5,7 +5,9 @@
 #include <set>
 
 #include "base/json.h"
-#include "lab/lab_state.h"
+#include "course/lab_state.h"
+#include "course/links.h"
+#include "lab/catalog.h"
 
 using namespace attn;
 
@@ -28,20 +30,20 @@ TEST_CASE("edits are stored as differences and re-applied over the lesson's valu
   const Lesson l = tiny_lesson();
   const LessonStep& s = l.steps[1];
   DemoInputs in = demo_defaults(s);
-  CHECK(edits_from_inputs(s, in).empty());
+  CHECK(edits_from_inputs(demo_defaults(s), in).empty());
   in.mats["q"](0, 1) = 2.5f;
   in.settings["score"] = "scaled_dot";
-  const StepEdits e = edits_from_inputs(s, in);
+  const StepEdits e = edits_from_inputs(demo_defaults(s), in);
   CHECK(e.mats.size() == 1);
   CHECK(e.mats.count("q") == 1);
   CHECK(e.settings.at("score") == "scaled_dot");
-  const DemoInputs back = inputs_with_edits(s, &e);
+  const DemoInputs back = inputs_with_edits(demo_defaults(s), &e);
   CHECK(back.mats.at("q")(0, 1) == 2.5f);
   CHECK(back.mats.at("k") == demo_defaults(s).mats.at("k"));
   // An edit whose shape no longer fits the lesson is ignored, not applied.
   StepEdits stale;
   stale.mats["q"] = Mat::Zero(3, 3);
-  CHECK(inputs_with_edits(s, &stale).mats.at("q") == demo_defaults(s).mats.at("q"));
+  CHECK(inputs_with_edits(demo_defaults(s), &stale).mats.at("q") == demo_defaults(s).mats.at("q"));
 }
 
 TEST_CASE("saved state round-trips through JSON text") {
@@ -143,7 +145,7 @@ TEST_CASE("a quiz's 'after' prose is shown only once the quiz is checked") {
       "after:\n  The answer was b.\n\n  And why.\nafter.zh:\n  答案是 b。\n\n"
       "quiz: second\nquestion: And?\noption: c\noption: d\nanswer: 1\nexplain: c.\n";
   REQUIRE(parse_lesson("after.lesson", text, l, errors));
-  REQUIRE(validate_lesson(l, errors));
+  REQUIRE(validate_lesson(l, lab_demos(), errors));
   const LessonStep& s = l.steps[0];
   REQUIRE(s.quizzes.size() == 2);
   CHECK(s.quizzes[0].after.get("en") == "The answer was b.\nAnd why.");
@@ -400,7 +402,7 @@ TEST_CASE("a link's matrix that does not fit the step is named as ignored, whate
   e.mats["v"] = (Mat(2, 2) << 5, 6, 7, 8).finished();
   e.mats["gone"] = Mat::Zero(2, 2);
   std::vector<std::string> ignored;
-  const DemoInputs in = inputs_with_edits(s, &e, &ignored);
+  const DemoInputs in = inputs_with_edits(demo_defaults(s), &e, &ignored);
   CHECK(ignored == std::vector<std::string>{"gone", "k", "q"});
   CHECK(in.mats.at("q") == q);
   CHECK(in.mats.at("v")(1, 1) == 8.0f);
@@ -408,7 +410,7 @@ TEST_CASE("a link's matrix that does not fit the step is named as ignored, whate
   ignored.clear();
   StepEdits fits;
   fits.mats["q"] = Mat::Zero(2, 2);
-  inputs_with_edits(s, &fits, &ignored);
+  inputs_with_edits(demo_defaults(s), &fits, &ignored);
   CHECK(ignored.empty());
 }
 

@@ -1,0 +1,43 @@
+# check_sizes.cmake: fails when a source file of src/, counted together with its
+# header of the same name (a.cpp + a.h), passes 700 lines: a file that long holds
+# more than one thing, and should be split along a real seam. Two files are the
+# named exceptions: the fast attention kernels (each kernel beside its SIMD
+# variants) and the JSON parser and writer. Run by ctest ("sources: no file over
+# 700 lines") as: cmake -DROOT=<source dir> -P check_sizes.cmake
+set(LIMIT 700)
+set(EXCEPTIONS src/attn/fast_attention src/base/json)
+
+if(NOT ROOT)
+  message(FATAL_ERROR "usage: cmake -DROOT=<source dir> -P check_sizes.cmake")
+endif()
+file(GLOB_RECURSE sources RELATIVE "${ROOT}" "${ROOT}/src/*.h" "${ROOT}/src/*.cpp")
+set(stems "")
+foreach(f ${sources})
+  string(REGEX REPLACE "\\.(h|cpp)$" "" stem "${f}")
+  list(APPEND stems "${stem}")
+endforeach()
+list(REMOVE_DUPLICATES stems)
+set(problems "")
+set(largest 0)
+foreach(stem ${stems})
+  set(lines 0)
+  foreach(ext h cpp)
+    if(EXISTS "${ROOT}/${stem}.${ext}")
+      file(READ "${ROOT}/${stem}.${ext}" raw)
+      string(REGEX MATCHALL "\n" newlines "${raw}")
+      list(LENGTH newlines n)
+      math(EXPR lines "${lines} + ${n}")
+    endif()
+  endforeach()
+  list(FIND EXCEPTIONS "${stem}" excepted)
+  if(lines GREATER LIMIT AND excepted LESS 0)
+    string(APPEND problems "  ${stem} (.cpp with .h): ${lines} lines\n")
+  elseif(excepted LESS 0 AND lines GREATER largest)
+    set(largest ${lines})
+  endif()
+endforeach()
+if(problems)
+  message(FATAL_ERROR "check_sizes: source files over ${LIMIT} lines (split them along a real seam):\n${problems}")
+endif()
+list(LENGTH stems count)
+message(STATUS "check_sizes: ${count} sources, the largest ${largest} lines (limit ${LIMIT})")

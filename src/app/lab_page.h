@@ -1,0 +1,19 @@
+// lab_page.h: the page bridge (lab_page.cpp): JSON views of the lab for
+// window.attnlab and tools, and the answers to its questions, each argument
+// checked before it reaches the lab. It sees the lab through lab_view.h only.
+#pragma once
+
+#include <string>
+
+#include "app/lab_frame.h"
+#include "app/lab_view.h"
+#include "base/json.h"
+
+// The current step's words, for the page's readable copy beside the canvas (and
+// the "step" event the page gets when they change).
+attn::json::Value lab_prose_json(const LabView& v);
+
+// Answers window.attnlab's question `name` with its JSON argument `arg` (see
+// platform::set_page_query_handler): a JSON value, or "unknown question".
+// `frame` is read for the frame's timing.
+std::string lab_page_answer(const std::string& name, const std::string& arg, LabControl& lab, const FrameState& frame);

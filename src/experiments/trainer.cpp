@@ -1,0 +1,472 @@
+// trainer.cpp: the training worker's protocol and both of its ends (trainer.h).
+//
+// Sections: 1 messages (encoding and the checks of decoding), 2 the worker's
+// end, 3 the page's end.
+#include "experiments/trainer.h"
+
+#include <cmath>
+#include <utility>
+
+#include "base/bytes.h"
+#include "data/text_corpus.h"
+
+namespace attn {
+
+// ---------------------------------------------------------------- 1 messages
+// Layout: u32 tag, u8 op, then by op (base/bytes.h):
+//   open, reset   key, generation, demo, inputs (settings, matrices, tokens)
+//   run           key, generation, speed
+//   pause, step, close   key, generation
+//   setting       key, generation, name, value
+//   matrix        key, generation, name, rows, cols, floats
+//   snapshot      key, generation, running, done, state
+//   failed        key, why
+//   ping, pong    nothing
+namespace {
+constexpr uint32_t kTrainerTag = 0x314e5254;  // "TRN1"
+constexpr size_t kMaxName = 64, kMaxValue = 4096, kMaxEntries = 256, kMaxTokens = 4096;
+constexpr uint32_t kMaxSide = 4096;
+constexpr size_t kMaxCells = 1u << 22;
+
+bool has_key(TrainerOp op) { return op != TrainerOp::ping && op != TrainerOp::pong && op != TrainerOp::text; }
+bool has_generation(TrainerOp op) { return has_key(op) && op != TrainerOp::failed; }
+
+void write_matrix(ByteWriter& w, const Mat& m) {
+  w.u32(uint32_t(m.rows()));
+  w.u32(uint32_t(m.cols()));
+  w.floats(m.data(), size_t(m.size()));
+}
+bool read_matrix(ByteReader& r, Mat* m) {
+  uint32_t rows = 0, cols = 0;
+  if (!r.u32(&rows) || !r.u32(&cols) || rows > kMaxSide || cols > kMaxSide || size_t(rows) * cols > kMaxCells)
+    return false;
+  m->resize(Eigen::Index(rows), Eigen::Index(cols));
+  return r.floats_into(m->data(), size_t(m->size()));
+}
+}  // namespace
+
+std::string encode_trainer_message(const TrainerMessage& m) {
+  ByteWriter w;
+  w.u32(kTrainerTag);
+  w.u8(uint8_t(m.op));
+  if (has_key(m.op)) w.str(m.key);
+  if (has_generation(m.op)) w.i64(int64_t(m.generation));
+  switch (m.op) {
+    case TrainerOp::open:
+    case TrainerOp::reset:
+      w.str(m.demo);
+      w.u32(uint32_t(m.inputs.settings.size()));
+      for (const auto& [name, value] : m.inputs.settings) {
+        w.str(name);
+        w.str(value);
+      }
+      w.u32(uint32_t(m.inputs.mats.size()));
+      for (const auto& [name, mat] : m.inputs.mats) {
+        w.str(name);
+        write_matrix(w, mat);
+      }
+      w.u32(uint32_t(m.inputs.tokens.size()));
+      for (const std::string& t : m.inputs.tokens) w.str(t);
+      break;
+    case TrainerOp::run: w.str(m.value); break;
+    case TrainerOp::setting:
+      w.str(m.name);
+      w.str(m.value);
+      break;
+    case TrainerOp::matrix:
+      w.str(m.name);
+      write_matrix(w, m.matrix);
+      break;
+    case TrainerOp::snapshot:
+      w.u8(m.running);
+      w.u8(m.done);
+      w.str(m.state);
+      break;
+    case TrainerOp::failed: w.str(m.value); break;
+    case TrainerOp::text:
+      w.str(m.name);
+      w.str(m.value);
+      break;
+    default: break;
+  }
+  return w.take();
+}
+
+bool decode_trainer_message(std::string_view bytes, TrainerMessage* out, std::string* why) {
+  // Length first, then the shape of every field, then its values.
+  if (bytes.size() > kMaxTrainerMessage) {
+    *why = "message of " + std::to_string(bytes.size()) + " bytes (at most " + std::to_string(kMaxTrainerMessage) + ")";
+    return false;
+  }
+  ByteReader r(bytes);
+  uint32_t tag = 0;
+  uint8_t op = 0;
+  if (!r.u32(&tag) || tag != kTrainerTag || !r.u8(&op)) {
+    *why = "not a trainer message";
+    return false;
+  }
+  const bool known = (op >= uint8_t(TrainerOp::open) && op <= uint8_t(TrainerOp::text)) ||
+                     (op >= uint8_t(TrainerOp::snapshot) && op <= uint8_t(TrainerOp::failed));
+  if (!known) {
+    *why = "unknown message kind " + std::to_string(op);
+    return false;
+  }
+  TrainerMessage m;
+  m.op = TrainerOp(op);
+  int64_t generation = 0;
+  if (has_key(m.op) && !r.str(&m.key, kMaxTrainerKey)) {
+    *why = "bad key";
+    return false;
+  }
+  if (has_generation(m.op) && (!r.i64(&generation) || generation < 0)) {
+    *why = "bad generation";
+    return false;
+  }
+  m.generation = uint64_t(generation);
+  bool ok = true;
+  switch (m.op) {
+    case TrainerOp::open:
+    case TrainerOp::reset: {
+      uint32_t n = 0;
+      ok = r.str(&m.demo, kMaxName) && r.u32(&n) && n <= kMaxEntries;
+      for (uint32_t i = 0; ok && i < n; ++i) {
+        std::string name, value;
+        ok = r.str(&name, kMaxName) && r.str(&value, kMaxValue);
+        m.inputs.settings[name] = value;
+      }
+      ok = ok && r.u32(&n) && n <= kMaxEntries;
+      for (uint32_t i = 0; ok && i < n; ++i) {
+        std::string name;
+        Mat mat;
+        ok = r.str(&name, kMaxName) && read_matrix(r, &mat);
+        m.inputs.mats[name] = std::move(mat);
+      }
+      ok = ok && r.u32(&n) && n <= kMaxTokens;
+      for (uint32_t i = 0; ok && i < n; ++i) {
+        std::string t;
+        ok = r.str(&t, kMaxName);
+        m.inputs.tokens.push_back(std::move(t));
+      }
+      break;
+    }
+    case TrainerOp::run:
+      ok = r.str(&m.value, kMaxName) && (m.value == "slow" || m.value == "normal" || m.value == "fast");
+      break;
+    case TrainerOp::setting: ok = r.str(&m.name, kMaxName) && r.str(&m.value, kMaxValue); break;
+    case TrainerOp::matrix: ok = r.str(&m.name, kMaxName) && read_matrix(r, &m.matrix); break;
+    case TrainerOp::snapshot: {
+      uint8_t running = 0, done = 0;
+      ok = r.u8(&running) && running <= 1 && r.u8(&done) && done <= 1 && r.str(&m.state, kMaxTrainerMessage);
+      m.running = running;
+      m.done = done;
+      break;
+    }
+    case TrainerOp::failed: ok = r.str(&m.value, kMaxValue); break;
+    case TrainerOp::text: {
+      data::TextCorpusKind kind;
+      ok = r.str(&m.name, kMaxName) && data::parse_text_corpus_name(m.name, &kind) &&
+           r.str(&m.value, data::kMaxCorpusBytes);
+      break;
+    }
+    default: break;
+  }
+  if (!ok || !r.at_end()) {
+    *why = "malformed message";
+    return false;
+  }
+  *out = std::move(m);
+  return true;
+}
+
+// ---------------------------------------------------------------- 2 the worker's end
+void TrainerWorker::fail(const std::string& key, const std::string& why) {
+  TrainerMessage m;
+  m.op = TrainerOp::failed;
+  m.key = key;
+  m.value = why;
+  outbox_.push_back(encode_trainer_message(m));
+}
+
+void TrainerWorker::snapshot(const std::string& key, Entry& e) {
+  ByteWriter state;
+  e.experiment->write_state(state);
+  TrainerMessage m;
+  m.op = TrainerOp::snapshot;
+  m.key = key;
+  m.generation = e.generation;
+  m.running = running_ == key;
+  m.done = e.experiment->done();
+  m.state = state.take();
+  outbox_.push_back(encode_trainer_message(m));
+}
+
+void TrainerWorker::receive(std::string_view bytes) {
+  TrainerMessage m;
+  std::string why;
+  if (!decode_trainer_message(bytes, &m, &why)) {
+    fail("", "the worker got a bad message: " + why);
+    return;
+  }
+  if (m.op == TrainerOp::ping) {
+    TrainerMessage pong;
+    pong.op = TrainerOp::pong;
+    outbox_.push_back(encode_trainer_message(pong));
+    return;
+  }
+  if (m.op == TrainerOp::text) {
+    data::TextCorpusKind kind = data::TextCorpusKind::tang_poems;
+    data::parse_text_corpus_name(m.name, &kind);  // checked by the decoder
+    data::provide_corpus(kind, std::move(m.value));
+    return;
+  }
+  if (m.op == TrainerOp::open || m.op == TrainerOp::reset) {
+    Entry& e = entries_[m.key];
+    if (m.op == TrainerOp::reset || !e.experiment) {
+      // The page checked the demo's settings before it opened the step; the
+      // factory gives null for anything that is not an experiment.
+      e.experiment = make_experiment(m.demo, m.inputs);
+      if (!e.experiment) {
+        entries_.erase(m.key);
+        fail(m.key, "'" + m.demo + "' is not a live experiment");
+        return;
+      }
+      e.experiment->prepare();
+      if (running_ == m.key) running_.clear();
+    }
+    e.generation = m.generation;
+    snapshot(m.key, e);
+    return;
+  }
+  auto it = entries_.find(m.key);
+  if (it == entries_.end()) {
+    if (m.op != TrainerOp::close) fail(m.key, "no experiment is open for this step");
+    return;
+  }
+  Entry& e = it->second;
+  e.generation = m.generation;
+  switch (m.op) {
+    case TrainerOp::run:
+      speed_ = m.value;
+      running_ = e.experiment->done() ? std::string() : m.key;  // one experiment trains at a time
+      e.last_snapshot_ms = -1e18;
+      break;
+    case TrainerOp::pause:
+      if (running_ == m.key) running_.clear();
+      snapshot(m.key, e);
+      break;
+    case TrainerOp::step:
+      if (running_ == m.key) running_.clear();
+      e.experiment->step_once();
+      snapshot(m.key, e);
+      break;
+    case TrainerOp::setting:
+      // A setting the page's copy took without a restart; most only change the
+      // view, some (the long-range distance) start the training again.
+      if (!e.experiment->set_view_setting(m.name, m.value)) fail(m.key, "setting '" + m.name + "' was refused");
+      if (running_ == m.key && e.experiment->done()) running_.clear();
+      snapshot(m.key, e);
+      break;
+    case TrainerOp::matrix:
+      if (!e.experiment->set_view_matrix(m.name, m.matrix)) fail(m.key, "matrix '" + m.name + "' was refused");
+      snapshot(m.key, e);
+      break;
+    case TrainerOp::close:
+      if (running_ == m.key) running_.clear();
+      entries_.erase(it);
+      break;
+    default: break;
+  }
+}
+
+double TrainerWorker::tick(double now_ms, double budget_ms) {
+  if (running_.empty()) return -1.0;
+  auto it = entries_.find(running_);
+  if (it == entries_.end()) {
+    running_.clear();
+    return -1.0;
+  }
+  Entry& e = it->second;
+  const std::string key = running_;
+  if (speed_ == "slow") {
+    e.experiment->step_once();
+  } else {
+    e.experiment->advance(budget_ms);
+  }
+  const bool done = e.experiment->done();
+  if (done) running_.clear();
+  const double every = speed_ == "slow" ? 0.0 : speed_ == "fast" ? kFastSnapshotMs : kNormalSnapshotMs;
+  if (done || now_ms - e.last_snapshot_ms >= every) {
+    e.last_snapshot_ms = now_ms;
+    snapshot(key, e);
+  }
+  if (done) return -1.0;
+  return speed_ == "slow" ? kSlowPauseMs : 0.0;
+}
+
+std::vector<std::string> TrainerWorker::take_outbox() { return std::exchange(outbox_, {}); }
+
+Experiment* TrainerWorker::experiment(const std::string& key) {
+  auto it = entries_.find(key);
+  return it == entries_.end() ? nullptr : it->second.experiment.get();
+}
+
+// ---------------------------------------------------------------- 3 the page's end
+void TrainerClient::send(TrainerMessage m) { send_(encode_trainer_message(m)); }
+
+Experiment* TrainerClient::open(const std::string& key, const std::string& demo, const DemoInputs& inputs) {
+  auto it = entries_.find(key);
+  if (it != entries_.end()) return it->second.experiment.get();
+  return reset(key, demo, inputs);
+}
+
+Experiment* TrainerClient::experiment(const std::string& key) const {
+  auto it = entries_.find(key);
+  return it == entries_.end() ? nullptr : it->second.experiment.get();
+}
+
+Experiment* TrainerClient::reset(const std::string& key, const std::string& demo, const DemoInputs& inputs) {
+  std::unique_ptr<Experiment> ex = make_experiment(demo, inputs);
+  if (!ex) return nullptr;
+  ex->prepare();
+  Entry& e = entries_[key];
+  const bool fresh = !e.experiment;
+  e.experiment = std::move(ex);
+  e.demo = demo;
+  e.inputs = inputs;
+  e.running = false;
+  TrainerMessage m;
+  m.op = fresh ? TrainerOp::open : TrainerOp::reset;
+  m.key = key;
+  m.generation = ++e.generation;
+  m.demo = demo;
+  m.inputs = inputs;
+  send(std::move(m));
+  return e.experiment.get();
+}
+
+// A command for the worker's copy of `key`, counting its generation up.
+TrainerMessage TrainerClient::command(const std::string& key, Entry& e, TrainerOp op) {
+  TrainerMessage m;
+  m.op = op;
+  m.key = key;
+  m.generation = ++e.generation;
+  return m;
+}
+
+void TrainerClient::run(const std::string& key, const std::string& speed) {
+  auto it = entries_.find(key);
+  if (it == entries_.end() || it->second.experiment->done()) return;
+  it->second.running = true;
+  TrainerMessage m = command(key, it->second, TrainerOp::run);
+  m.value = speed == "slow" || speed == "fast" ? speed : "normal";
+  send(std::move(m));
+}
+
+// Pause and step both leave the worker's copy paused (step after one step).
+void TrainerClient::pause(const std::string& key) { paused_command(key, TrainerOp::pause); }
+void TrainerClient::step(const std::string& key) { paused_command(key, TrainerOp::step); }
+void TrainerClient::paused_command(const std::string& key, TrainerOp op) {
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return;
+  it->second.running = false;
+  send(command(key, it->second, op));
+}
+
+bool TrainerClient::set_view_setting(const std::string& key, const std::string& name, const std::string& value) {
+  auto it = entries_.find(key);
+  if (it == entries_.end() || !it->second.experiment->set_view_setting(name, value)) return false;
+  it->second.inputs.settings[name] = value;
+  TrainerMessage m = command(key, it->second, TrainerOp::setting);
+  m.name = name;
+  m.value = value;
+  send(std::move(m));
+  return true;
+}
+
+bool TrainerClient::set_view_matrix(const std::string& key, const std::string& name, const Mat& mat) {
+  auto it = entries_.find(key);
+  if (it == entries_.end() || !it->second.experiment->set_view_matrix(name, mat)) return false;
+  it->second.inputs.mats[name] = mat;
+  TrainerMessage m = command(key, it->second, TrainerOp::matrix);
+  m.name = name;
+  m.matrix = mat;
+  send(std::move(m));
+  return true;
+}
+
+void TrainerClient::close(const std::string& key) {
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return;
+  TrainerMessage m = command(key, it->second, TrainerOp::close);
+  entries_.erase(it);
+  send(std::move(m));
+}
+
+void TrainerClient::close_all() {
+  std::vector<std::string> keys;
+  for (const auto& [key, e] : entries_) keys.push_back(key);
+  for (const std::string& key : keys) close(key);
+}
+
+void TrainerClient::reopen_all() {
+  std::map<std::string, Entry> old = std::move(entries_);
+  entries_.clear();
+  for (const auto& [name, bytes] : std::map<std::string, std::string>(texts_)) provide_text(name, bytes);
+  for (auto& [key, e] : old) reset(key, e.demo, e.inputs);
+}
+
+void TrainerClient::ping() {
+  TrainerMessage m;
+  m.op = TrainerOp::ping;
+  send(std::move(m));
+}
+
+void TrainerClient::provide_text(const std::string& name, const std::string& bytes) {
+  texts_[name] = bytes;
+  TrainerMessage m;
+  m.op = TrainerOp::text;
+  m.name = name;
+  m.value = bytes;
+  send(std::move(m));
+}
+
+std::vector<std::string> TrainerClient::take_failures() { return std::exchange(failures_, {}); }
+
+bool TrainerClient::synced(const std::string& key) const {
+  auto it = entries_.find(key);
+  return it != entries_.end() && it->second.applied == it->second.generation;
+}
+
+bool TrainerClient::running(const std::string& key) const {
+  auto it = entries_.find(key);
+  return it != entries_.end() && it->second.running;
+}
+
+std::string TrainerClient::receive(std::string_view bytes) {
+  TrainerMessage m;
+  std::string why;
+  if (!decode_trainer_message(bytes, &m, &why)) {
+    ++rejected_;
+    return "";
+  }
+  switch (m.op) {
+    case TrainerOp::pong: ++pongs_; return "";
+    case TrainerOp::failed: failures_.push_back(m.key.empty() ? m.value : m.key + ": " + m.value); return "";
+    case TrainerOp::snapshot: break;
+    default: ++rejected_; return "";  // a page-to-worker message coming back
+  }
+  auto it = entries_.find(m.key);
+  // A snapshot for a step the page closed, or taken before its newest command,
+  // is stale: the next one will be current.
+  if (it == entries_.end() || m.generation != it->second.generation) return "";
+  ByteReader r(m.state);
+  if (!it->second.experiment->read_state(r)) {
+    ++rejected_;
+    return "";
+  }
+  it->second.running = m.running;
+  it->second.applied = m.generation;
+  return m.key;
+}
+
+}  // namespace attn
