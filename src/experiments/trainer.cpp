@@ -9,6 +9,7 @@
 
 #include "base/bytes.h"
 #include "data/text_corpus.h"
+#include "experiments/shares.h"
 
 namespace attn {
 
@@ -231,6 +232,7 @@ void TrainerWorker::receive(std::string_view bytes) {
         return;
       }
       e.experiment->prepare();
+      e.experiment->set_farm(farm_);
       if (running_ == m.key) running_.clear();
     }
     e.generation = m.generation;
@@ -287,6 +289,7 @@ double TrainerWorker::tick(double now_ms, double budget_ms) {
   }
   Entry& e = it->second;
   const std::string key = running_;
+  if (speed_ != "slow" && e.experiment->waiting()) return -1.0;  // a step is out with helpers
   if (speed_ == "slow") {
     e.experiment->step_once();
   } else {
@@ -304,6 +307,24 @@ double TrainerWorker::tick(double now_ms, double budget_ms) {
 }
 
 std::vector<std::string> TrainerWorker::take_outbox() { return std::exchange(outbox_, {}); }
+
+void TrainerWorker::set_farm(ShareFarm* farm) {
+  for (auto& [key, e] : entries_) {
+    e.experiment->recall_shares();
+    e.experiment->set_farm(farm);
+  }
+  farm_ = farm;
+}
+
+bool TrainerWorker::receive_result(std::string_view bytes) {
+  for (auto& [key, e] : entries_) {
+    if (!e.experiment->receive_result(bytes)) continue;
+    // A step of a paused experiment came in after its pause: the page sees it.
+    if (key != running_ && !e.experiment->waiting()) snapshot(key, e);
+    return true;
+  }
+  return false;
+}
 
 Experiment* TrainerWorker::experiment(const std::string& key) {
   auto it = entries_.find(key);

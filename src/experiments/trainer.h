@@ -10,6 +10,10 @@
 //   view setting or matrix edit ----------->    applies it to its copy (a distance change restarts it)
 //                                 <---------    snapshot: key, generation, running, state bytes
 //
+// The worker may have helpers (shares.h): other workers that compute shares of
+// the language models' steps. The worker stays the one that holds every
+// experiment and takes every step; the page never sees the helpers' messages.
+//
 // The page holds its own copy of each experiment, built from the same demo and
 // inputs, that never trains: it reads the worker's snapshots
 // (Experiment::read_state) and draws from them, and it answers the learner's
@@ -103,6 +107,14 @@ class TrainerWorker {
   // The messages for the page, oldest first.
   std::vector<std::string> take_outbox();
 
+  // Helpers for the language models' steps (shares.h), or none (null). A change
+  // takes effect between steps: the shares still out with the old helpers are
+  // computed here first.
+  void set_farm(ShareFarm* farm);
+  // A helper's result. False when no experiment waits for it (a closed step's,
+  // or malformed); then nothing changes.
+  bool receive_result(std::string_view bytes);
+
   Experiment* experiment(const std::string& key);  // tests
 
  private:
@@ -118,6 +130,7 @@ class TrainerWorker {
   std::string running_;  // the key that trains ("" when none)
   std::string speed_ = "normal";
   std::vector<std::string> outbox_;
+  ShareFarm* farm_ = nullptr;
 };
 
 // ---------------------------------------------------------------- 3 the page's end

@@ -5,6 +5,7 @@
 #include "train/train_run.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "base/enum_names.h"
 
@@ -256,6 +257,19 @@ TrainRun::TrainRun(const RunDesc& desc) : desc_(desc) {
 // ---------------------------------------------------------------- 4 stepping and evaluation
 float TrainRun::step() {
   const float l = task_->step(order_.next());
+  losses_.push_back(l);
+  return l;
+}
+
+void TrainRun::compute_share(const std::vector<int>& batch, int begin, int end, GradientShare& share) {
+  if (!share_ws_) share_ws_ = std::make_unique<CharLmWorkspace>();
+  char_lm_->gradient_share(text_train_, batch, begin, end, share, *share_ws_);
+}
+
+float TrainRun::finish_shared_step(const std::vector<int>& batch, const std::vector<GradientShare*>& shares) {
+  const float l = char_lm_->gather_shares(shares, text_train_, batch);
+  if (std::isnan(l)) return l;
+  char_lm_->apply_update(l);
   losses_.push_back(l);
   return l;
 }

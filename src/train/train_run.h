@@ -105,6 +105,17 @@ class TrainRun {
 
   // One mini-batch step; returns its loss (also appended to losses()).
   float step();
+  // A language model's step computed in shares (grad_tree.h), by this worker
+  // and by others (experiments/shares.h): begin_shared_step draws the next
+  // batch, as step() would; each share [begin, end) of it is computed by
+  // compute_share, here or in another worker on a copy of the weights; and
+  // finish_shared_step gathers the shares, takes the optimiser's step and
+  // records the loss -- the same bits as step(), for any split. NaN (and no
+  // step) when the shares do not cover the batch.
+  bool steps_in_shares() const { return char_lm_ != nullptr && error_.empty(); }
+  std::vector<int> begin_shared_step() { return order_.next(); }
+  void compute_share(const std::vector<int>& batch, int begin, int end, GradientShare& share);
+  float finish_shared_step(const std::vector<int>& batch, const std::vector<GradientShare*>& shares);
   // Steps until budget_ms milliseconds are used (at least one, at most max_steps).
   int run_for(double budget_ms, int max_steps = 1 << 30);
   // Loss and accuracy on the held-out split (translation: greedy token accuracy;
@@ -177,6 +188,7 @@ class TrainRun {
   std::vector<data::TextWindow> text_train_, text_heldout_;
   std::string error_;
   std::unique_ptr<RunTask> task_;  // owns the model
+  std::unique_ptr<CharLmWorkspace> share_ws_;  // compute_share's, kept from step to step
   Seq2SeqModel* translation_ = nullptr;
   SequenceClassifier* long_range_ = nullptr;
   SentimentModel* sentiment_ = nullptr;
