@@ -402,6 +402,9 @@
     // Drive the step's live experiment: 'run', 'pause', 'step', 'reset', 'speed' with 'slow' | 'normal' | 'fast',
     // or 'retry' (a new training worker after one failed). True when the step has one.
     train: (action, speed) => ask('train', { action: String(action), speed: String(speed || '') }),
+    // How many workers train (1 to 8; the language model's steps are shared among
+    // them, to the same bits); answers the count now. Without n, only answers.
+    workers: (n) => ask('workers', n === undefined ? {} : { n: Number(n) }),
     // Set a choice or slider the step shows, as a click or drag on it would: '' when done, else why not.
     setting: (name, value) => ask('setting', { name: String(name), value: String(value) }),
   };

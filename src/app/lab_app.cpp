@@ -52,6 +52,8 @@ LabView LabApp::view() const {
   v.trainer.ready = trainer_.ready();
   v.trainer.failed = trainer_.failed();
   v.trainer.snapshots = snapshots_;
+  v.trainer.workers = trainer_.workers();
+  v.trainer.cores = platform::cores();
   TrainerSide& t = const_cast<TrainerSide&>(trainer_);  // reads only: the client's own bookkeeping
   if (const attn::TrainerClient* c = t.client_if_started()) {
     v.trainer.synced = c->synced(experiment_key_);
@@ -495,6 +497,12 @@ void LabApp::train(const std::string& action, const std::string& speed) {
     speed_ = speed;
     if (running_) t.run(experiment_key_, speed);
   }
+}
+
+void LabApp::set_workers(int workers) {
+  if (workers == trainer_.workers()) return;
+  trainer_.set_workers(workers);
+  ++revision_;
 }
 
 void LabApp::tick(double now_ms, long frames) {

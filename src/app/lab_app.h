@@ -42,6 +42,7 @@ class LabApp final : public LabControl {
   std::string page_setting(const std::string& name, const std::string& value) override;
   std::string type_number(const std::string& name, int row, int col, const std::string& text) override;
   void train(const std::string& action, const std::string& speed) override;
+  void set_workers(int workers) override;
   void set_language(const std::string& lang) override;
   void set_layout(const std::string& layout, bool touch_screen) override;
   void set_keys_shown(bool shown) override { show_keys_ = shown; }

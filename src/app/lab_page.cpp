@@ -99,6 +99,8 @@ Value state_json(const LabView& v, const FrameState& frame) {
     Value w = Value::object();  // the training worker: started, loaded, failed
     w.set("started", v.trainer.started);
     w.set("ready", v.trainer.ready);
+    w.set("workers", v.trainer.workers);
+    w.set("cores", v.trainer.cores);
     if (!v.trainer.failed.empty()) w.set("failed", v.trainer.failed);
     if (v.trainer.started) w.set("rejected", double(v.trainer.rejected));
     s.set("worker", std::move(w));
@@ -179,7 +181,7 @@ std::string lab_page_answer(const std::string& name, const std::string& arg, Lab
     answer = lab.save(0.0);  // the page is going away: write what is not saved yet
   }
   else if (name == "goto" || name == "loadLesson" || name == "language" || name == "link" || name == "share" ||
-           name == "train" || name == "layout" || name == "typeNumber" || name == "help" || name == "quizPick" ||
+           name == "train" || name == "workers" || name == "layout" || name == "typeNumber" || name == "help" || name == "quizPick" ||
            name == "quizCheck" || name == "hint" || name == "solution" || name == "setting" || name == "currentLink" ||
            name == "embedSnippet" || name == "code" || name == "copyCode" || name == "copyWeights") {
     const attn::json::ParseResult r = attn::json::parse(arg);
@@ -199,6 +201,11 @@ std::string lab_page_answer(const std::string& name, const std::string& arg, Lab
     } else if (name == "train") {
       lab.train(str("action"), str("speed"));
       answer = lab.view().trainer.experiment != nullptr;
+    } else if (name == "workers") {
+      // {"n": 1 .. the most}: how many workers train; answers the count now.
+      const Value* n = a ? a->find("n") : nullptr;
+      if (n && n->is_number() && std::fabs(n->as_number()) < 1e6) lab.set_workers(int(n->as_number()));
+      answer = lab.view().trainer.workers;
     } else if (name == "layout") {
       const Value* t = a ? a->find("touch") : nullptr;
       lab.set_layout(str("mode"), t && t->is_bool() && t->as_bool());

@@ -31,6 +31,8 @@ struct TrainerView {
   long snapshots = 0;           // worker snapshots applied to this step's copy
   bool synced = false;          // the worker has answered the newest command for this step
   long rejected = 0;            // malformed messages the page refused
+  int workers = 1;              // workers that train: the training worker and its helpers
+  int cores = 1;                // the cores the machine (the browser) reports
 };
 
 // What the lab shows now. The pointers are into the lab's own state: valid until
@@ -92,6 +94,9 @@ class LabControl {
   // The live experiment: "run", "pause", "step", "reset", "speed" (with slow,
   // normal or fast), "retry" (a new worker after one failed).
   virtual void train(const std::string& action, const std::string& speed = "") = 0;
+  // How many workers train (1 .. platform::kMaxTrainerWorkers); training goes
+  // on with the same bits.
+  virtual void set_workers(int workers) = 0;
   // The interface.
   virtual void set_language(const std::string& lang) = 0;
   virtual void set_layout(const std::string& layout, bool touch_screen) = 0;

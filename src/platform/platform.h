@@ -113,12 +113,27 @@ FetchState fetch_state(const std::string& name, std::string* out);
 // no shared memory, no cross-origin isolation), a thread natively. Messages are
 // the protocol's bytes, both ways. The platform moves them; the app says what
 // the worker does with them.
+//
+// More workers: the training worker stays the one that holds the experiments;
+// the others are its helpers (experiments/shares.h), each computing shares of
+// the language models' steps. In the page each is a plain Web Worker of the same
+// module, joined to the training worker by a MessageChannel the page hands them
+// both; natively each is a thread. The losses have the same bits for any count.
 struct TrainerWorkerFns {
   std::function<void(std::string_view message)> receive;
   // Works a slice; returns how long to wait (< 0: until a message, 0: none).
   std::function<double(double now_ms)> tick;
   std::function<std::vector<std::string>()> take_outbox;
+  // The training worker's helpers: how many it has now; its jobs for them, as
+  // (helper, bytes); a helper's result.
+  std::function<void(int helpers)> set_helpers;
+  std::function<std::vector<std::pair<int, std::string>>()> take_jobs;
+  std::function<void(std::string_view result)> receive_result;
+  // In a helper: a job, answered with its result.
+  std::function<std::string(std::string_view job)> compute_job;
 };
+// Workers the learner can pick: 1 (the training worker alone) to this many.
+constexpr int kMaxTrainerWorkers = 8;
 class TrainerLink {
  public:
   virtual ~TrainerLink() = default;
@@ -130,10 +145,20 @@ class TrainerLink {
   virtual std::string failure() const = 0;
   // False until the worker has loaded and can answer.
   virtual bool ready() const = 0;
+  // How many workers train (1 .. kMaxTrainerWorkers): the training worker and
+  // its helpers. A change starts or stops helpers; the training goes on.
+  virtual void set_workers(int workers) = 0;
+  virtual int workers() const = 0;
 };
+// The cores the machine reports (in the page, navigator.hardwareConcurrency), and
+// the workers the lab starts with: one fewer than the cores (the page draws on
+// one), at least 1 and at most kMaxTrainerWorkers.
+int cores();
+int suggested_workers();
 // Starts the worker: natively a thread that calls make_worker() and then serves
-// it; in the page a Web Worker loading trainer-worker.js (make_worker unused).
-std::unique_ptr<TrainerLink> start_trainer(std::function<TrainerWorkerFns()> make_worker);
+// it, with workers - 1 helper threads; in the page Web Workers loading
+// trainer-worker.js (make_worker unused).
+std::unique_ptr<TrainerLink> start_trainer(std::function<TrainerWorkerFns()> make_worker, int workers);
 // The worker module's side in the page: exports trainer_receive and
 // trainer_tick to trainer-worker.js and posts the outbox back (web only).
 void serve_trainer(TrainerWorkerFns fns);
