@@ -11,8 +11,24 @@
 //   {type: 'helpers', ports: [MessagePort...]}   to the training worker: its helpers now
 //   {type: 'helper', port: MessagePort}         makes this worker a helper
 // and otherwise sends the training worker the protocol's bytes (ArrayBuffers).
+//
+// The same script runs in node's worker threads for the tests (tests/node):
+// there the module is the one named in workerData, and the page is the thread
+// that started it.
 'use strict';
-importScripts('trainer.js');
+const inNode = typeof importScripts !== 'function';
+/* global importScripts, AttnTrainer */
+let host, Factory;  // where the page is (postMessage, close, a message handler), and the module's factory
+if (inNode) {
+  const { parentPort, workerData } = require('worker_threads');
+  Factory = require(workerData.module);
+  host = { post: (m, t) => parentPort.postMessage(m, t), close: () => process.exit(0),
+           listen: (fn) => parentPort.on('message', (data) => fn({ data })) };
+} else {
+  importScripts('trainer.js');
+  Factory = AttnTrainer;
+  host = { post: (m, t) => postMessage(m, t), close: () => close(), listen: (fn) => { self.onmessage = fn; } };
+}
 
 let M = null;            // the module, once loaded
 const pending = [];      // what came before it: [kind, data]
@@ -51,7 +67,7 @@ function take(kind, data) {
   else handle(kind, data);
 }
 
-self.onmessage = (e) => {
+host.listen((e) => {
   const d = e.data;
   if (d instanceof ArrayBuffer) { take('message', d); return; }  // the page's protocol
   if (!d || typeof d !== 'object') return;
@@ -67,16 +83,17 @@ self.onmessage = (e) => {
     if (M) M.labCoordinator = port;
     else pending.push(['coordinator', port]);
   }
-};
+});
 
-const failed = (why) => { postMessage({ type: 'failed', why: String(why).slice(0, 300) }); close(); };
-AttnTrainer({
+const failed = (why) => { host.post({ type: 'failed', why: String(why).slice(0, 300) }); host.close(); };
+Factory({
   print: (s) => console.log(s),
   printErr: (s) => console.warn(s),
   onAbort: (what) => failed('the training module stopped: ' + what),
 }).then((m) => {
   M = m;
-  postMessage({ type: 'ready' });
+  M.labSend = (buffer) => host.post(buffer, [buffer]);
+  host.post({ type: 'ready' });
   for (const [kind, data] of pending.splice(0)) {
     if (kind === 'coordinator') M.labCoordinator = data;
     else handle(kind, data);

@@ -70,10 +70,12 @@ enum class TrainerOp : uint8_t {
   ping,       // (no key): the worker answers pong; the page's heartbeat
   text,       // (no key) name, value: a corpus the page fetched (data::provide_corpus):
               // its name ("tang_poems", ...) and its bytes; sent before the step opens
+  status,     // key: the worker answers report with the experiment's status (tests, the bench)
   // worker -> page
   snapshot = 32,  // key, generation, running, done, state
   pong,           // answers ping
   failed,         // key (may be empty), why: the experiment or the worker failed
+  report,         // key, value: the experiment's status as JSON text (Experiment::status)
 };
 
 struct TrainerMessage {

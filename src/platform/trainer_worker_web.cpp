@@ -12,9 +12,11 @@
 
 #include <utility>
 
+// Module.labSend: to the page (trainer-worker.js sets it: a Web Worker's
+// postMessage, or node's parentPort in the tests).
 EM_JS(void, lab_worker_post, (const char* p, int n), {
   const b = HEAPU8.slice(p, p + n);
-  postMessage(b.buffer, [b.buffer]);
+  if (Module.labSend) Module.labSend(b.buffer);
 });
 // Module.labHelpers: the ports to the helpers (trainer-worker.js); a helper that
 // is gone drops its job, and the training worker computes that share itself
