@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "app/lab_page.h"
+#include "app/lab_saved.h"
 #include "base/number_text.h"
 #include "base/rng.h"
 #include "base/tensor_json.h"
@@ -165,30 +166,6 @@ void LabApp::record_errors(const std::vector<attn::LessonError>& errors) {
 }
 
 // ---------------------------------------------------------------- 1 loading and restoring
-void LabApp::restore_saved_state() {
-  std::string text;
-  if (!platform::storage_read("state", &text)) return;
-  std::string why;
-  std::vector<std::string> dropped;
-  const bool loaded = attn::lab_state_from_text(text, &state_, &why, &dropped);
-  if (loaded && dropped.empty()) return;
-  // Keep the original text rather than overwrite the learner's work with less. An
-  // earlier copy is never overwritten: the first failure's text is the one to keep.
-  const std::string key = attn::unreadable_copy_key([](const std::string& k) {
-    std::string existing;
-    return platform::storage_read(k, &existing);
-  });
-  const bool kept = !key.empty() && platform::storage_write(key, text);
-  const std::string copy = kept ? "a copy was kept as '" + key + "'" : "no copy could be kept (earlier copies are full)";
-  if (!loaded) {
-    notices_.push_back("Saved progress could not be read (" + why + "); " + copy + " and the lab started fresh.");
-    return;
-  }
-  for (const std::string& d : dropped)
-    notices_.push_back("Part of the saved progress could not be read and was dropped: " + d + ".");
-  notices_.push_back("Everything else was restored; " + copy + ".");
-}
-
 void LabApp::init(const std::string& lesson_dir) {
   if (lesson_dir.empty()) {
     set_ = attn::load_embedded_lessons();
@@ -209,7 +186,7 @@ void LabApp::init(const std::string& lesson_dir) {
   // The embed view starts from its link alone: a course page's frame must show the
   // step the teacher linked, and must not read or overwrite the learner's own lab.
   embedded_ = platform::embedded_view();
-  if (!embedded_) restore_saved_state();
+  if (!embedded_) restore_saved_state(&state_, &notices_);
   enter_step();
   follow_link(link);
 }
@@ -392,16 +369,9 @@ void LabApp::set_language(const std::string& lang) {
 }
 
 std::string LabApp::type_number(const std::string& name, int row, int col, const std::string& text) {
-  const bool zh = state_.lang == "zh";
-  auto it = inputs_.mats.find(name);
-  if (it == inputs_.mats.end() || row < 0 || col < 0 || row >= it->second.rows() || col >= it->second.cols())
-    return zh ? "这个数字在本步中不存在。" : "This number is not on this step.";
-  if (text.size() > 64) return zh ? "太长了：请输入一个数。" : "That is too long: type one number.";
   float v = 0.0f;
-  if (attn::parse_float_text(text, &v) != attn::NumberText::ok)
-    return zh ? "请输入一个数，例如 0.5 或 -2。" : "Type a number, such as 0.5 or -2.";
-  // The editor's range, as a drag or the desktop's typing keeps it.
-  apply_edit({name, row, col, std::clamp(v, -ui::kEditLimit, ui::kEditLimit)});
+  if (std::string why = check_typed_number(view(), name, row, col, text, &v); !why.empty()) return why;
+  apply_edit({name, row, col, v});
   return "";
 }
 
@@ -433,32 +403,9 @@ bool LabApp::apply_solution(int exercise) {
 }
 
 std::string LabApp::page_setting(const std::string& name, const std::string& value) {
-  const bool zh = state_.lang == "zh";
-  // Length first: a setting's name, and a value as long as the longest a demo takes
-  // (the language model's prompt, attn::kLmPromptBytes).
-  if (name.size() > 64 || value.size() > attn::kLmPromptBytes) return zh ? "太长了。" : "That is too long.";
-  const attn::LessonStep* step = current_step();
-  for (const attn::Panel& p : outputs_.panels) {
-    if (!step || p.setting != name || name.empty()) continue;
-    if (p.kind == attn::Panel::Kind::choice) {
-      if (std::find(p.options.begin(), p.options.end(), value) == p.options.end())
-        return zh ? "不是可选的选项。" : "That is not one of the options.";
-    } else if (p.kind == attn::Panel::Kind::slider) {
-      float v = 0.0f;
-      if (attn::parse_float_text(value, &v) != attn::NumberText::ok || v < p.min || v > p.max)
-        return zh ? "请输入滑块范围内的数。" : "Type a number within the slider's range.";
-    } else if (p.kind != attn::Panel::Kind::token_input) {
-      continue;
-    }
-    // The demo's own checks first, on a copy: a refused value never replaces the
-    // learner's settings (nor restarts a trained model).
-    attn::DemoInputs trial = inputs_;
-    trial.settings[name] = value;
-    if (std::string why = attn::run_demo(step->demo, trial).error; !why.empty()) return why;
-    set_setting(name, value);
-    return "";
-  }
-  return zh ? "本步没有这个设置。" : "This step has no such setting.";
+  if (std::string why = check_page_setting(view(), name, value); !why.empty()) return why;
+  set_setting(name, value);
+  return "";
 }
 
 void LabApp::set_layout(const std::string& layout, bool touch_screen) {
@@ -524,7 +471,7 @@ bool LabApp::save(double min_interval_ms) {
   const double now = platform::now_ms();
   if (embedded_) dirty_ = false;  // the embed view keeps nothing (README, "Embedding a step")
   if (!dirty_ || now - saved_at_ms_ < min_interval_ms) return !dirty_;
-  if (platform::storage_write("state", attn::json::write(attn::lab_state_to_json(state_)))) dirty_ = false;
+  if (save_state(state_)) dirty_ = false;
   saved_at_ms_ = now;
   return !dirty_;
 }

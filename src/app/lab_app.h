@@ -81,7 +81,6 @@ class LabApp final : public LabControl {
   void matrix_changed(const std::string& name);
   void apply_edit(const ui::CellEdit& edit);
   void set_setting(const std::string& name, const std::string& value);
-  void restore_saved_state();
   void record_errors(const std::vector<attn::LessonError>& errors);
   void tell_page_prose() const;  // the page's "step" event: the words shown changed
   StepCode::Source code_source() const;

@@ -6,11 +6,14 @@
 #include <imgui.h>
 #include <imgui_internal.h>  // ImGui::ClearActiveID
 
+#include <algorithm>
 #include <cmath>
 
 #include "app/lab_mirror.h"
+#include "base/number_text.h"
 #include "base/tensor_json.h"
 #include "course/exercise.h"
+#include "lab/catalog.h"
 #include "platform/platform.h"
 #include "ui/widget_log.h"
 
@@ -166,6 +169,49 @@ Value lab_prose_json(const LabView& v) {
   o.set("steps", int(lesson.steps.size()));
   o.set("lessonId", lesson.id);
   return o;
+}
+
+std::string check_page_setting(const LabView& v, const std::string& name, const std::string& value) {
+  const bool zh = v.lang() == "zh";
+  // Length first: a setting's name, and a value as long as the longest a demo takes
+  // (the language model's prompt, attn::kLmPromptBytes).
+  if (name.size() > 64 || value.size() > attn::kLmPromptBytes) return zh ? "太长了。" : "That is too long.";
+  const attn::LessonStep* step = v.step;
+  for (const attn::Panel& p : v.outputs->panels) {
+    if (!step || p.setting != name || name.empty()) continue;
+    if (p.kind == attn::Panel::Kind::choice) {
+      if (std::find(p.options.begin(), p.options.end(), value) == p.options.end())
+        return zh ? "不是可选的选项。" : "That is not one of the options.";
+    } else if (p.kind == attn::Panel::Kind::slider) {
+      float x = 0.0f;
+      if (attn::parse_float_text(value, &x) != attn::NumberText::ok || x < p.min || x > p.max)
+        return zh ? "请输入滑块范围内的数。" : "Type a number within the slider's range.";
+    } else if (p.kind != attn::Panel::Kind::token_input) {
+      continue;
+    }
+    // The demo's own checks first, on a copy: a refused value never replaces the
+    // learner's settings (nor restarts a trained model).
+    attn::DemoInputs trial = *v.inputs;
+    trial.settings[name] = value;
+    if (std::string why = attn::run_demo(step->demo, trial).error; !why.empty()) return why;
+    return "";
+  }
+  return zh ? "本步没有这个设置。" : "This step has no such setting.";
+}
+
+std::string check_typed_number(const LabView& v, const std::string& name, int row, int col, const std::string& text,
+                               float* value) {
+  const bool zh = v.lang() == "zh";
+  auto it = v.inputs->mats.find(name);
+  if (it == v.inputs->mats.end() || row < 0 || col < 0 || row >= it->second.rows() || col >= it->second.cols())
+    return zh ? "这个数字在本步中不存在。" : "This number is not on this step.";
+  if (text.size() > 64) return zh ? "太长了：请输入一个数。" : "That is too long: type one number.";
+  float x = 0.0f;
+  if (attn::parse_float_text(text, &x) != attn::NumberText::ok)
+    return zh ? "请输入一个数，例如 0.5 或 -2。" : "Type a number, such as 0.5 or -2.";
+  // The editor's range, as a drag or the desktop's typing keeps it.
+  *value = std::clamp(x, -ui::kEditLimit, ui::kEditLimit);
+  return "";
 }
 
 std::string lab_page_answer(const std::string& name, const std::string& arg, LabControl& lab, const FrameState& frame) {

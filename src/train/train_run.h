@@ -78,6 +78,8 @@ struct RunDesc {
   float dropout = -1.0f;      // sentiment model: dropout rate (< 0: its default 0.5; 0: off)
   std::string corpus_text;    // language models: the raw corpus (the bytes of its cached
                               // files); empty: read from data::default_corpus_dir()
+  bool own_text = false;      // language models: the learner's own text instead
+                              // (data::TextCorpusKind::own, as check_own_text takes it)
   int pad_length = -1;        // sentiment model: the common length reviews are padded to
                               // (< 0: the longest review of the data; 0: no padding)
   bool mask_padding = true;   // sentiment model: pads masked out of the softmax and the pooling
@@ -197,6 +199,24 @@ class TrainRun {
   InductionModel* induction_ = nullptr;
   CharLm* char_lm_ = nullptr;
 };
+
+// The learner's own text for the language model (curriculum H): what the model
+// takes, and why not. The rules: what data::parse_own_text refuses; fewer than
+// kOwnTextMinChars characters (a window of the model's context to learn from, and
+// a tenth held out to test on); and more different characters than the model can
+// keep -- it keeps the kOwnTextCharacters commonest of the training part, and the
+// others, read as the unknown token, may be at most a tenth of that part.
+constexpr int kOwnTextMinChars = 200;
+constexpr int kOwnTextCharacters = 500;
+struct OwnTextSummary {
+  int characters = 0;     // in the text as the model reads it (paragraphs joined)
+  int paragraphs = 0;
+  int distinct = 0;       // different characters in the training part
+  int kept = 0;           // of them, in the model's table
+  int train = 0, heldout = 0;  // characters in each part
+  double unknown_share = 0.0;  // of the training part, read as the unknown token
+};
+bool check_own_text(std::string_view raw, OwnTextSummary* summary, std::string* why);
 
 // Count-weighted mean of two partial evaluations.
 EvalResult combine_eval(const EvalResult& a, const EvalResult& b);
