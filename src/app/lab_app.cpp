@@ -15,6 +15,7 @@
 #include "base/number_text.h"
 #include "base/rng.h"
 #include "base/tensor_json.h"
+#include "data/text_corpus.h"
 #include "course/exercise.h"
 #include "course/links.h"
 #include "lab/catalog.h"
@@ -54,6 +55,15 @@ LabView LabApp::view() const {
   v.trainer.failed = trainer_.failed();
   v.trainer.snapshots = snapshots_;
   v.trainer.workers = trainer_.workers();
+  v.own_text.has = own_text_.has();
+  v.own_text.pending = own_text_.pending();
+  v.own_text.keep = own_text_.keep();
+  v.own_text.kept = own_text_.kept();
+  v.own_text.characters = own_text_.summary().characters;
+  v.own_text.paragraphs = own_text_.summary().paragraphs;
+  v.own_text.unshown = own_text_.unshown();
+  v.own_text.last_ok = own_text_.last_outcome().ok;
+  v.own_text.message = state_.lang == "zh" ? own_text_.last_outcome().zh : own_text_.last_outcome().en;
   v.trainer.cores = platform::cores();
   TrainerSide& t = const_cast<TrainerSide&>(trainer_);  // reads only: the client's own bookkeeping
   if (const attn::TrainerClient* c = t.client_if_started()) {
@@ -186,7 +196,14 @@ void LabApp::init(const std::string& lesson_dir) {
   // The embed view starts from its link alone: a course page's frame must show the
   // step the teacher linked, and must not read or overwrite the learner's own lab.
   embedded_ = platform::embedded_view();
-  if (!embedded_) restore_saved_state(&state_, &notices_);
+  if (!embedded_) {
+    restore_saved_state(&state_, &notices_);
+    own_text_.restore();  // a text the learner kept on this device, handed in again
+    if (own_text_.has()) {
+      attn::data::provide_corpus(attn::data::TextCorpusKind::own, own_text_.text());
+      trainer_.client().provide_text("own", own_text_.text());
+    }
+  }
   enter_step();
   follow_link(link);
 }
@@ -229,6 +246,14 @@ void LabApp::follow_link(const std::string& fragment) {
   std::vector<std::string> ignored;
   inputs_ = attn::inputs_with_edits(attn::demo_defaults(*current_step()), &link.edits, &ignored);
   if (!ignored.empty()) notices_.push_back("Some values in the link do not fit this step and were ignored.");
+  // A model trained on the sender's own text: links never carry the text itself.
+  if (auto it = inputs_.settings.find("corpus"); it != inputs_.settings.end() && it->second == "own" && !own_text_.has()) {
+    it->second = state_.lang == "zh" ? "chinese" : "english";
+    notices_.push_back(state_.lang == "zh"
+                           ? "这个链接里的模型是用发送者自己的文本训练的；链接从不带上文本本身，所以这里改用内置文本训练。"
+                           : "This link's model was trained on the sender's own text, which links never carry; here it "
+                             "trains on the built-in text instead.");
+  }
   remember_edits();
   restart_experiment();  // the link's settings: a fresh experiment
 }
@@ -452,8 +477,43 @@ void LabApp::set_workers(int workers) {
   ++revision_;
 }
 
+std::string LabApp::own_text_font() {
+#ifdef LAB_COMMON_GLYPHS
+  return LAB_COMMON_GLYPHS;
+#else
+  return "";
+#endif
+}
+
+void LabApp::own_text(const std::string& text, bool keep) {
+  own_text_.submit(text, keep);
+  ++revision_;
+  if (!own_text_.pending() && own_text_.poll()) own_text_outcome();
+}
+
+void LabApp::own_text_outcome() {
+  const OwnText::Outcome o = own_text_.take_outcome();
+  ++revision_;
+  attn::json::Value e = attn::json::Value::object();
+  e.set("ok", o.ok);
+  e.set("message", state_.lang == "zh" ? o.zh : o.en);
+  platform::page_event("ownText", attn::json::write(e));
+  notify(state_.lang == "zh" ? o.zh : o.en);
+  if (!o.ok) return;
+  // The core's copy and the worker's; every model that read the old text starts again.
+  attn::data::provide_corpus(attn::data::TextCorpusKind::own, own_text_.text());
+  trainer_.client().provide_text("own", own_text_.text());
+  trainer_.client().close_where("corpus", "own");
+  const attn::LessonStep* step = current_step();
+  if (step && step->demo == "train_lm") {
+    experiment_ = nullptr;
+    set_setting("corpus", "own");  // the learner's text, trained from the start
+  }
+}
+
 void LabApp::tick(double now_ms, long frames) {
   frames_ = frames;
+  if (own_text_.poll()) own_text_outcome();
   const TrainerSide::Pump p = trainer_.pump(now_ms, frames, experiment_key_);
   for (const std::string& e : p.errors) errors_.push_back(e);
   snapshots_ += p.snapshots;

@@ -82,6 +82,19 @@ Value state_json(const LabView& v, const FrameState& frame) {
   for (const auto& n : *v.notices) notes.push(n);
   s.set("notices", std::move(notes));
   s.set("computeMs", v.compute_ms);
+  {
+    Value t = Value::object();  // the learner's own text (never the text itself)
+    t.set("has", v.own_text.has);
+    t.set("pending", v.own_text.pending);
+    t.set("keep", v.own_text.keep);
+    t.set("kept", v.own_text.kept);
+    t.set("characters", v.own_text.characters);
+    t.set("paragraphs", v.own_text.paragraphs);
+    t.set("unshown", v.own_text.unshown);
+    t.set("ok", v.own_text.last_ok);
+    t.set("message", v.own_text.message);
+    s.set("ownText", std::move(t));
+  }
   if (v.trainer.experiment) {
     Value ex = v.trainer.experiment->status();
     ex.set("running", v.trainer.running);
@@ -168,6 +181,7 @@ Value lab_prose_json(const LabView& v) {
   o.set("step", v.state->step + 1);
   o.set("steps", int(lesson.steps.size()));
   o.set("lessonId", lesson.id);
+  o.set("demo", step->demo);  // the language model's steps show the box for the learner's own text
   return o;
 }
 
@@ -227,7 +241,7 @@ std::string lab_page_answer(const std::string& name, const std::string& arg, Lab
     answer = lab.save(0.0);  // the page is going away: write what is not saved yet
   }
   else if (name == "goto" || name == "loadLesson" || name == "language" || name == "link" || name == "share" ||
-           name == "train" || name == "workers" || name == "layout" || name == "typeNumber" || name == "help" || name == "quizPick" ||
+           name == "train" || name == "workers" || name == "ownText" || name == "keepOwnText" || name == "layout" || name == "typeNumber" || name == "help" || name == "quizPick" ||
            name == "quizCheck" || name == "hint" || name == "solution" || name == "setting" || name == "currentLink" ||
            name == "embedSnippet" || name == "code" || name == "copyCode" || name == "copyWeights") {
     const attn::json::ParseResult r = attn::json::parse(arg);
@@ -252,6 +266,16 @@ std::string lab_page_answer(const std::string& name, const std::string& arg, Lab
       const Value* n = a ? a->find("n") : nullptr;
       if (n && n->is_number() && std::fabs(n->as_number()) < 1e6) lab.set_workers(int(n->as_number()));
       answer = lab.view().trainer.workers;
+    } else if (name == "ownText") {
+      // {"text": ..., "keep": true|false}: the learner's own text; the outcome
+      // comes as the "ownText" event (and in state().ownText), once its glyphs are in.
+      const Value* keep = a ? a->find("keep") : nullptr;
+      lab.own_text(str("text"), keep && keep->is_bool() && keep->as_bool());
+      answer = lab.view().own_text.pending ? "pending" : "done";
+    } else if (name == "keepOwnText") {
+      const Value* keep = a ? a->find("keep") : nullptr;
+      lab.keep_own_text(keep && keep->is_bool() && keep->as_bool());
+      answer = lab.view().own_text.keep;
     } else if (name == "layout") {
       const Value* t = a ? a->find("touch") : nullptr;
       lab.set_layout(str("mode"), t && t->is_bool() && t->as_bool());

@@ -445,6 +445,15 @@ void TrainerClient::close_all() {
   for (const std::string& key : keys) close(key);
 }
 
+void TrainerClient::close_where(const std::string& name, const std::string& value) {
+  std::vector<std::string> keys;
+  for (const auto& [key, e] : entries_) {
+    auto it = e.inputs.settings.find(name);
+    if (it != e.inputs.settings.end() && it->second == value) keys.push_back(key);
+  }
+  for (const std::string& key : keys) close(key);
+}
+
 void TrainerClient::reopen_all() {
   std::map<std::string, Entry> old = std::move(entries_);
   entries_.clear();

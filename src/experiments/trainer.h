@@ -159,6 +159,9 @@ class TrainerClient {
   bool set_view_matrix(const std::string& key, const std::string& name, const Mat& m);
   void close(const std::string& key);
   void close_all();
+  // Closes every experiment whose setting `name` is `value` (those that read the
+  // learner's own text, when it changes).
+  void close_where(const std::string& name, const std::string& value);
   // Every experiment starts again (a new worker after the old one failed; the
   // corpora it was given are sent to it first).
   void reopen_all();

@@ -2,6 +2,7 @@
 // Everything above this line (app, ui) sees an ImGui context and a frame callback.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -34,11 +35,15 @@ using FrameFn = bool (*)(void* user);
 void run(FrameFn frame, void* user);
 
 // More glyphs for Chinese text, from a font file's bytes (OpenType/TrueType):
-// every character of the CJK blocks the font has is merged into the atlas,
-// which is built again before the next frame; glyphs already there are kept.
-// (The Tang poems' characters, fetched with the poems.) False for bytes that
-// are not a font.
-bool add_glyphs(std::string font_bytes);
+// every character of the CJK blocks the font has (or, when `only` is given,
+// only the characters of that UTF-8 text) is merged into the atlas, which is
+// built again before the next frame; glyphs already there are kept. (The Tang
+// poems' characters, fetched with the poems; the common characters a learner's
+// own text needs.) False for bytes that are not a font.
+bool add_glyphs(std::string font_bytes, std::string only = "");
+// Whether the atlas can draw code point `c` now (the UI font, the Chinese
+// subset and the glyphs added so far; nothing above U+FFFF).
+bool can_draw(uint32_t c);
 
 // Keys the lab binds directly. Presses are counted from the platform's events, so
 // a tap shorter than one frame is never lost (ImGui 1.86 can miss those; for the
