@@ -230,8 +230,9 @@ inline void tile(const Product& p, int i0, int j0, int k0, int k1) {
   const size_t a_row = kAT ? 1 : lda, a_step = kAT ? lda : 1;
   const float* a = kAT ? p.A + size_t(k0) * lda + size_t(i0) : p.A + size_t(i0) * lda + size_t(k0);
   const float* b = p.B + size_t(k0) * ldb + size_t(j0);
+  const float* const a_end = a + size_t(std::max(0, k1 - k0)) * a_step;  // the loop's only test
   TRAIN_TILE_LOOP
-  for (int k = k0; k < k1; ++k, a += a_step, b += ldb) {
+  for (; a != a_end; a += a_step, b += ldb) {
     Lanes bv[NV];
     for (int v = 0; v < NV; ++v) bv[v] = load_lanes(b + v * kLanes);
     for (int r = 0; r < MR; ++r) {
