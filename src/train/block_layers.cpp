@@ -51,16 +51,22 @@ template <int R>
 void layer_norm_backward_group(const LayerNorm& ln, const LayerNormTrace& tr, const Mat& dOut, int i0, float* dgamma,
                                float* dbeta, std::vector<float>& dxhat, Mat& dX) {
   const int d = int(tr.xhat.cols());
+  for (int r = 0; r < R; ++r) {  // the parameters' gradients and dxhat: element-wise loops that vectorise
+    const float* dy = &dOut(i0 + r, 0);
+    const float* xh = &tr.xhat(i0 + r, 0);
+    float* dx = dxhat.data() + size_t(r) * size_t(d);
+    for (int j = 0; j < d; ++j) {
+      dgamma[j] += dy[j] * xh[j];
+      dbeta[j] += dy[j];
+      dx[j] = dy[j] * ln.gamma.value(0, j);
+    }
+  }
   double s1[R] = {}, s2[R] = {};  // sum of dxhat, sum of dxhat * xhat
   for (int j = 0; j < d; ++j)
     for (int r = 0; r < R; ++r) {
-      const int i = i0 + r;
-      float& dx = dxhat[size_t(r) * size_t(d) + size_t(j)];
-      dgamma[j] += dOut(i, j) * tr.xhat(i, j);
-      dbeta[j] += dOut(i, j);
-      dx = dOut(i, j) * ln.gamma.value(0, j);
+      const float dx = dxhat[size_t(r) * size_t(d) + size_t(j)];
       s1[r] += dx;
-      s2[r] += double(dx) * tr.xhat(i, j);
+      s2[r] += double(dx) * tr.xhat(i0 + r, j);
     }
   for (int r = 0; r < R; ++r) {
     const int i = i0 + r;
