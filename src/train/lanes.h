@@ -98,6 +98,9 @@ struct ExpFastConstants {
   }
 };
 
+// The one object of them (fmath.cpp), built at the first call.
+const ExpFastConstants& exp_fast_constants();
+
 // e^x lane by lane with the bits of fmath.h's exp_fast, written for SIMD:
 // the same operations on the same values, but the clamps are the pseudo-min
 // and -max of WebAssembly (std::min and std::max exactly; one instruction

@@ -178,6 +178,25 @@ TEST_CASE("product: the causal shortcuts skip only zeros and unread outputs, so 
     }
 }
 
+TEST_CASE("gelu_forward: the SIMD lanes give the bits of the one-at-a-time loop") {
+  // One row of 1003 values (whole vectors and a tail) against each value alone
+  // (a 1 x 1 input takes the scalar loop, compiled in the library).
+  Mat pre(1, 1003);
+  for (int k = 0; k < 1003; ++k) pre(0, k) = float(k - 500) * 0.02f + 1e-3f;
+  pre(0, 7) = 200.0f;  // e^{-2u} overflows: s = 0
+  pre(0, 8) = -200.0f;
+  Mat s, out;
+  gelu_forward(pre, s, out);
+  int wrong = 0;
+  for (int k = 0; k < 1003; ++k) {
+    Mat one(1, 1), s1, o1;
+    one(0, 0) = pre(0, k);
+    gelu_forward(one, s1, o1);
+    wrong += !same_bits(&s(0, k), &s1(0, 0), 1) || !same_bits(&out(0, k), &o1(0, 0), 1);
+  }
+  CHECK(wrong == 0);
+}
+
 TEST_CASE("transpose_into: every value moves to its transposed place, blocks of 4 and the edges, strides padded") {
   Rng rng(3609);
   for (int rows : {1, 3, 4, 5, 16, 32, 33})
