@@ -184,7 +184,6 @@ class CharLm : public Model<data::TextWindow> {
   // forward_backward's own share and workspace (kept from step to step).
   GradientShare own_share_;
   CharLmWorkspace own_ws_;
-  std::vector<float> grad_;
 };
 
 // ---------------------------------------------------------------- 3 sampling

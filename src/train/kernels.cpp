@@ -176,8 +176,7 @@ void softmax_row(const float* s, int n, float* p) {
 }
 
 void softmax_row_fast(const float* s, int n, float* p) {
-  float m = s[0];                                   // pass 1: the maximum
-  for (int j = 1; j < n; ++j) m = s[j] > m ? s[j] : m;
+  const float m = max_of(s, n);                     // pass 1: the maximum (lanes.h)
   for (int j = 0; j < n; ++j) p[j] = s[j] - m;  // pass 2: exp(s - max), then the sum
   exp_fast_array(p, p, n);
   float total = 0.0f;
