@@ -2,9 +2,10 @@
 // (kernels.cpp's register tiles, and the element-wise loops of fmath.h's
 // exp_fast: GELU and the float softmaxes). One type, Lanes: kLanes floats as
 // a GCC/clang vector extension, on which + - * / work lane by lane. emcc
-// compiles it to WebAssembly SIMD128 (f32x4), or, with LAB_SIMD off, to
-// scalar code (the fallback); GCC natively to SSE or, when the machine has
-// AVX, to 8 lanes. Lanes are independent, so the width changes no bit.
+// compiles it to WebAssembly SIMD128 (f32x4); with LAB_SIMD off it is one
+// float wide, plain scalar code (the fallback: four emulated lanes ran at
+// half its speed); GCC natively gives SSE or, when the machine has AVX, 8
+// lanes. Lanes are independent, so the width changes no bit.
 //
 // a * b + c stays a multiply and an add: attn_train is compiled with
 // -ffp-contract=off, so GCC with -march=native never fuses them into an FMA
@@ -25,8 +26,10 @@ namespace attn::train {
 
 #if defined(__AVX__) && !defined(__wasm__)
 constexpr int kLanes = 8;
-#else
+#elif defined(__wasm_simd128__) || defined(__SSE__)
 constexpr int kLanes = 4;
+#else
+constexpr int kLanes = 1;  // no SIMD (WebAssembly with LAB_SIMD off): one float, plain scalar code
 #endif
 typedef float Lanes __attribute__((vector_size(kLanes * sizeof(float))));
 typedef int32_t LaneBits __attribute__((vector_size(kLanes * sizeof(float))));   // comparisons' masks
