@@ -2,8 +2,10 @@
 // calls it; `scripts/lab bench --only lm` runs nothing else). For the character
 // language model the lesson trains (src/experiments/language_model.cpp: lm_english with
 // TrainRun's and CharLmDesc's defaults) it measures training tokens per second
-//   - natively and in wasm SIMD under node (bench_attention --lm STEPS, the same
-//     node flags as every other wasm measurement);
+//   - natively (one thread, and the batch shared among 2: --workers 2) and in
+//     wasm SIMD under node (bench_attention --lm STEPS, the same node flags as
+//     every other wasm measurement), all of the batched step (issue 36), whose
+//     losses must be the same bits in each;
 //   - in the page's training worker in headless Chromium (the language-model
 //     lesson, its text fetched from site/texts/ as a learner's page does);
 //   - for the same model written in TF.js (below), trained on the same windows
@@ -219,11 +221,14 @@ export async function languageModelBench(ctx) {
   const tfRounds = [];
   let windows = null, cfg = null;
   for (let round = 0; round < ctx.rounds; round++) {
-    for (const name of ['native', 'wasm-simd']) {
+    // The batched step natively on one thread and on two (the batch shared,
+    // train/thread_team.h), and in wasm SIMD under node.
+    for (const [name, build, workers] of [['native', 'native', 1], ['native-2-threads', 'native', 2], ['wasm-simd', 'wasm-simd', 1]]) {
       log(`round ${round + 1}/${ctx.rounds}: language model, ${name}`);
-      const line = ctx.runOurBench(ctx.builds[name], ['--lm', String(ctx.steps)]).find((x) => x.kind === 'lm_training');
+      const args = ['--lm', String(ctx.steps), ...(workers > 1 ? ['--workers', String(workers)] : [])];
+      const line = ctx.runOurBench(ctx.builds[build], args).find((x) => x.kind === 'lm_training');
       if (!line || line.error) throw new Error(`language model (${name}): ${line ? line.error : 'no result'}`);
-      rounds.push({ ...line, round });
+      rounds.push({ ...line, build: name, round });
       cfg ||= line;
     }
     windows ||= readLmWindows(join(ctx.data, 'lm_windows.i32'), cfg);
@@ -240,7 +245,7 @@ export async function languageModelBench(ctx) {
   const column = (tps) => (tps ? { tokens_per_second: tps, gflops: (tps / tokens) * flop / 1e9,
                                    share_of_ceiling: ceiling ? ((tps / tokens) * flop / 1e9) / ceiling : null } : null);
   const ours = {};
-  for (const name of ['native', 'wasm-simd']) {
+  for (const name of ['native', 'native-2-threads', 'wasm-simd']) {
     const rs = rounds.filter((x) => x.build === name);
     ours[name] = { ...column(median(rs.map((x) => x.tokens_per_second))), round_tokens_per_second: rs.map((x) => x.tokens_per_second),
                    parameters: rs[0].parameters, last_loss: rs[0].last_loss,
@@ -261,7 +266,9 @@ export async function languageModelBench(ctx) {
     tokens_per_step: tokens, flop_per_step: flop,
     flop_formula: 'batch x (6 n W + 12 L n^2 d), W = L (4 d^2 + 2 d d_ff) + d V: forward + backward matrix products, causal scores counted as the full square',
     steps: ctx.steps, tfjs_steps: ctx.tfjsSteps, page_steps: ctx.pageSteps, rounds: ctx.rounds, ceiling_gflops: ceiling,
-    native: ours.native, wasm_simd: ours['wasm-simd'], page: inPage, tfjs,
+    native: ours.native, native_2_threads: ours['native-2-threads'], wasm_simd: ours['wasm-simd'], page: inPage, tfjs,
+    // Every round of every build and thread count gave the same losses, bit for bit (%.9g).
+    bit_identical: rounds.every((x) => JSON.stringify(x.losses) === JSON.stringify(rounds[0].losses)),
     ours_vs_tfjs: tfjs.tokens_per_second ? ours['wasm-simd'].tokens_per_second / tfjs.tokens_per_second : null,
     page_vs_tfjs: inPage?.tokens_per_second && tfjs.tokens_per_second ? inPage.tokens_per_second / tfjs.tokens_per_second : null,
     load_average_before: loadBefore, load_average_after: loadavg(),
@@ -287,6 +294,7 @@ export function lmTable(lm) {
   const row = (name, params, col) => out.push(`${name.padEnd(W)} ${pad(params ?? '-', 10)} | ${pad(f0(col?.tokens_per_second), 9)} ` +
     `${pad(col?.tokens_per_second ? (col.tokens_per_second / lm.tokens_per_step).toFixed(1) : '-', 8)} ${pad(f1(col?.gflops), 8)} ${pad(pct(col?.share_of_ceiling), 10)}`);
   row('ours, native', lm.native.parameters, lm.native);
+  if (lm.native_2_threads) row('ours, native, the batch on 2 threads', lm.native_2_threads.parameters, lm.native_2_threads);
   row('ours, wasm SIMD under node', lm.wasm_simd.parameters, lm.wasm_simd);
   if (lm.page?.error) out.push(`${'ours, page worker (Chromium)'.padEnd(W)} failed: ${lm.page.error.split('\n')[0]}`);
   else if (lm.page) row('ours, page worker (Chromium)', lm.parameters, lm.page);
@@ -296,6 +304,8 @@ export function lmTable(lm) {
            `; parameter counts ${lm.same_parameter_count ? 'equal' : 'DIFFER'} (ours ${lm.parameters}, TF.js ${lm.tfjs.parameters})` +
            `; loss after ${lm.tfjs_steps + 1} steps: ours ${lm.wasm_simd.loss_at_tfjs_last_step.toFixed(3)}, TF.js ${lm.tfjs.last_loss.toFixed(3)} ` +
            '(the same windows from different initial values)');
+  out.push(`wasm SIMD under node at ${pct(lm.wasm_simd.share_of_ceiling)} of the ceiling (issue 36's target: 50% or more); ` +
+           `losses ${lm.bit_identical ? 'bit-identical' : 'NOT bit-identical'} natively (1 and 2 threads) and in wasm SIMD, every round`);
   for (const n of lm.tfjs.notes) out.push(`TF.js: ${n}`);
   const load = (l) => l.map((x) => x.toFixed(2)).join(' ');
   out.push(`FLOP per step = ${lm.flop_formula}`);

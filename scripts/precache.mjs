@@ -15,6 +15,10 @@ import { pathToFileURL } from 'node:url';
 export const EAGER = ['index.html', 'index.js', 'index.wasm', 'index.data', 'lab.js', 'lab.css', 'mirror.js',
                       'offline.js', 'favicon.svg', 'manifest.webmanifest', 'icons/icon.svg', 'icons/icon-192.png',
                       'icons/icon-512.png', 'icons/maskable-512.png'];
+// Cached only when the page asks for them (the common Chinese characters' glyphs:
+// only a learner's own Chinese text needs them, and they are 1.6 MB), never in the
+// background fill after the first frame.
+export const ON_DEMAND = ['texts/common-glyphs.otf'];
 // Never cached: the worker itself, and the fonts the build packs into index.data
 // (site/fonts/ holds them for the desktop build; the page never fetches them).
 const SKIP = (path) => path === 'sw.js' || path.startsWith('fonts/') || path.split('/').some((p) => p.startsWith('.'));
@@ -30,21 +34,21 @@ function walk(dir, out = []) {
 }
 export const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
-// {id, eager: {path: sha256}, lazy: {path: sha256}} for the files in `site`.
+// {id, eager: {path: sha256}, lazy: {path: sha256}, demand: {path: sha256}} for the files in `site`.
 // Everything that is not in EAGER or skipped loads after the first frame (the
 // lessons' texts, the poems' glyphs, the training worker's files, and any page
 // added later): cached in the background once the page has drawn.
 export function precacheList(site) {
-  const eager = {}, lazy = {};
+  const eager = {}, lazy = {}, demand = {};
   const files = walk(site).map((f) => relative(site, f).split(sep).join('/')).filter((p) => !SKIP(p)).sort();
   for (const path of files) {
     if (!/^[A-Za-z0-9._/-]+$/.test(path)) throw new Error(`${path}: a file name the page could not ask for as it is`);
-    (EAGER.includes(path) ? eager : lazy)[path] = sha256(readFileSync(join(site, path)));
+    (EAGER.includes(path) ? eager : ON_DEMAND.includes(path) ? demand : lazy)[path] = sha256(readFileSync(join(site, path)));
   }
   const missing = EAGER.filter((p) => !(p in eager));
   if (missing.length) throw new Error(`the site has no ${missing.join(', ')}`);
-  const id = sha256(JSON.stringify({ eager, lazy })).slice(0, 16);
-  return { id, eager, lazy };
+  const id = sha256(JSON.stringify({ eager, lazy, demand })).slice(0, 16);
+  return { id, eager, lazy, demand };
 }
 
 // Writes site/sw.js from the template; returns the list.
@@ -68,5 +72,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   const size = (group) => Object.keys(group).reduce((n, p) => n + readFileSync(join(site, p)).length, 0);
   const mb = (n) => (n / 1048576).toFixed(2);
   console.log(`sw.js: build ${list.id}, ${Object.keys(list.eager).length} files on install (${mb(size(list.eager))} MB), ` +
-              `${Object.keys(list.lazy).length} after the first frame (${mb(size(list.lazy))} MB)`);
+              `${Object.keys(list.lazy).length} after the first frame (${mb(size(list.lazy))} MB), ` +
+              `${Object.keys(list.demand).length} when asked for (${mb(size(list.demand))} MB)`);
 }

@@ -71,7 +71,95 @@
       prose.append(e);
     }
     h('p', (p.lang === 'zh' ? `第 ${p.step} 步，共 ${p.steps} 步` : `Step ${p.step} of ${p.steps}`), 'where');
+    // The language model's steps: the box for the learner's own text.
+    if (p.demo === 'train_lm' && !embed) prose.append(ownTextBox(p.lang === 'zh'));
     showTopbar(p);
+  }
+
+  // ---- The learner's own text (src/app/lab_own_text.h): pasted, chosen or
+  // dropped, it goes to the lab only, which checks it, trains on it, and keeps it
+  // on this device if asked; it is never sent anywhere. A file is refused here by
+  // its size before it is read, and when it is not UTF-8; everything else is
+  // checked by the lab, whose answer comes as the "ownText" event.
+  const kMaxOwnTextBytes = 1024 * 1024;
+  let ownStatus = null;  // the box's status line, while the box is shown
+  function ownTextMessage(zh, text) { if (ownStatus) { ownStatus.textContent = text; ownStatus.dataset.zh = zh ? '1' : ''; } }
+  function sendOwnText(text, zh) {
+    const keep = document.getElementById('own-text-keep');
+    ownTextMessage(zh, zh ? '正在检查文本……' : 'Checking the text...');
+    ask('ownText', { text, keep: !!(keep && keep.checked) });
+    showOwnTextState();
+  }
+  function ownTextFile(file, zh) {
+    if (!file) return;
+    if (file.size > kMaxOwnTextBytes) {
+      const kib = Math.ceil(file.size / 1024);
+      ownTextMessage(zh, zh ? `这个文件有 ${kib} KiB；实验室最多接受 1024 KiB（1 MiB）。之前的文本仍然保留。`
+                            : `The file is ${kib} KiB; the lab takes at most 1024 KiB (1 MiB). Your earlier text is kept.`);
+      return;
+    }
+    file.arrayBuffer().then((buffer) => {
+      let text;
+      try {
+        text = new TextDecoder('utf-8', { fatal: true }).decode(buffer);
+      } catch (e) {
+        ownTextMessage(zh, zh ? '文件不是 UTF-8 文本：请另存为 UTF-8 后再试。之前的文本仍然保留。'
+                              : 'The file is not UTF-8 text: save it as UTF-8 and try again. Your earlier text is kept.');
+        return;
+      }
+      sendOwnText(text.replace(/^\uFEFF/, ''), zh);  // without a byte-order mark
+    }, () => ownTextMessage(zh, zh ? '文件读不出来。' : 'The file could not be read.'));
+  }
+  function showOwnTextState() {
+    if (!ownStatus || !Module.calledRun) return;
+    const s = ask('state');
+    const t = s && s.ownText;
+    if (!t) return;
+    const keep = document.getElementById('own-text-keep');
+    if (keep) keep.checked = !!t.keep;
+    if (t.pending) ownTextMessage(ownStatus.dataset.zh === '1', ownStatus.dataset.zh === '1' ? '正在载入你的文本需要的字形……' : 'Loading the glyphs your text needs...');
+    else if (t.message) ownTextMessage(ownStatus.dataset.zh === '1', t.message);
+  }
+  function ownTextBox(zh) {
+    const box = document.createElement('section');
+    box.id = 'own-text';
+    box.setAttribute('aria-labelledby', 'own-text-title');
+    const el = (tag, props) => Object.assign(document.createElement(tag), props || {});
+    box.append(
+      el('h3', { id: 'own-text-title', textContent: zh ? '用你自己的文本训练' : 'Train on your own text' }),
+      el('p', { className: 'hint', textContent: zh
+        ? '粘贴一段文本，或把 .txt 文件拖放到这里（UTF-8，任何语言，最多 1 MiB）。文本只留在这台设备上，不会发送到任何地方。'
+        : 'Paste a text, or drop a .txt file here (UTF-8, any language, at most 1 MiB). It stays on this device and is never sent anywhere.' }));
+    const input = el('textarea', { id: 'own-text-input', rows: 4 });
+    input.setAttribute('aria-label', zh ? '你的文本' : 'Your text');
+    const use = el('button', { type: 'button', id: 'own-text-use', textContent: zh ? '用这段文本训练' : 'Train on this text' });
+    use.addEventListener('click', () => sendOwnText(input.value, zh));
+    const file = el('input', { type: 'file', id: 'own-text-file', accept: '.txt,text/plain' });
+    file.addEventListener('change', () => { ownTextFile(file.files && file.files[0], zh); file.value = ''; });
+    // The browser's own file button speaks the browser's language: a label in the
+    // learner's opens the same chooser (the input stays focusable, for keys).
+    const fileLabel = el('label', { className: 'file' });
+    fileLabel.append(file, el('span', { className: 'button', textContent: zh ? '或选择一个 .txt 文件……' : 'Or choose a .txt file...' }));
+    const keep = el('input', { type: 'checkbox', id: 'own-text-keep' });
+    keep.addEventListener('change', () => { ask('keepOwnText', { keep: keep.checked }); showOwnTextState(); });
+    const keepLabel = el('label', { className: 'keep' });
+    keepLabel.append(keep, el('span', { textContent: zh ? ' 保存在这台设备上（这个浏览器的存储，最多 1 MiB）'
+                                                        : ' Keep it on this device (in this browser\'s storage, at most 1 MiB)' }));
+    ownStatus = el('p', { id: 'own-text-status' });
+    ownStatus.setAttribute('role', 'status');
+    ownStatus.dataset.zh = zh ? '1' : '';
+    const row = el('div', { className: 'row' });
+    row.append(use, fileLabel);
+    box.append(input, row, keepLabel, ownStatus);
+    for (const type of ['dragenter', 'dragover']) box.addEventListener(type, (e) => { e.preventDefault(); box.classList.add('drop'); });
+    box.addEventListener('dragleave', () => box.classList.remove('drop'));
+    box.addEventListener('drop', (e) => {
+      e.preventDefault();
+      box.classList.remove('drop');
+      ownTextFile(e.dataTransfer && e.dataTransfer.files && e.dataTransfer.files[0], zh);
+    });
+    requestAnimationFrame(showOwnTextState);
+    return box;
   }
   let proseFolded = false;
   let current = null;  // the step shown: {lessonId, step (1-based), steps, lang}
@@ -305,6 +393,8 @@
         fail(data);
       } else if (name === 'step') {
         showProse(data);
+      } else if (name === 'ownText') {
+        showOwnTextState();
       } else if (name === 'changed') {
         if (mirror) mirror.changed();
         if (embed) updateOpenLink();
@@ -402,6 +492,12 @@
     // Drive the step's live experiment: 'run', 'pause', 'step', 'reset', 'speed' with 'slow' | 'normal' | 'fast',
     // or 'retry' (a new training worker after one failed). True when the step has one.
     train: (action, speed) => ask('train', { action: String(action), speed: String(speed || '') }),
+    // How many workers train (1 to 8; the language model's steps are shared among
+    // them, to the same bits); answers the count now. Without n, only answers.
+    workers: (n) => ask('workers', n === undefined ? {} : { n: Number(n) }),
+    // Hand the language model the learner's own text (as the box beside its steps
+    // does); the outcome is in state().ownText once any glyphs it needs are in.
+    ownText: (text, keep) => ask('ownText', { text: String(text), keep: !!keep }),
     // Set a choice or slider the step shows, as a click or drag on it would: '' when done, else why not.
     setting: (name, value) => ask('setting', { name: String(name), value: String(value) }),
   };

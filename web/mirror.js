@@ -180,6 +180,14 @@
       for (const s of ['slow', 'normal', 'fast'])
         speeds.append(el('button', { type: 'button', 'data-key': `m-speed-${s}`, text: w[s], 'aria-pressed': String(t.speed === s),
                                      on: { click: () => ask('train', { action: 'speed', speed: s }) } }));
+      // Workers: a number field (1 .. the most), its label saying the cores there are.
+      const workers = el('label', { class: 'm-workers' });
+      workers.append(el('span', { text: t.workersLabel }),
+        el('input', { type: 'number', min: '1', max: String(t.maxWorkers), step: '1', value: String(t.workers),
+                      'data-key': 'm-train-workers', 'aria-describedby': 'm-workers-tip',
+                      on: { change: (e) => ask('workers', { n: Number(e.target.value) }) } }),
+        el('span', { id: 'm-workers-tip', class: 'm-tip', text: t.workersTip }));
+      box.append(workers);
       const progressText = t.finished ? w.finished : `${t.progress} / ${t.planned}`;
       box.append(speeds, el('progress', { max: String(Math.max(1, t.planned)), value: String(t.progress),
                                           'aria-label': w.progress, 'aria-valuetext': progressText }),

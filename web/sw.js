@@ -8,14 +8,17 @@
 // learner reloads from the page's notice; when it takes over, the old build's
 // cache is deleted.
 //
+// Files the page fetches only when a learner needs them (the common Chinese
+// characters' glyphs) are kept once fetched, never fetched in the background.
+//
 // The build writes site/sw.js from this file (scripts/precache.mjs): the marked
-// null below becomes {id, eager: {path: sha256}, lazy: {path: sha256}}.
+// null below becomes {id, eager: {path: sha256}, lazy: {path: sha256}, demand: {path: sha256}}.
 'use strict';
 const BUILD = /* precache */ null;
 
 const PREFIX = 'attnlab-';
 const CACHE = BUILD ? PREFIX + BUILD.id : '';
-const FILES = BUILD ? Object.assign({}, BUILD.eager, BUILD.lazy) : {};
+const FILES = BUILD ? Object.assign({}, BUILD.eager, BUILD.lazy, BUILD.demand || {}) : {};
 const scope = self.registration.scope;
 const urlOf = (path) => new URL(path, scope).href;
 const hex = (buffer) => Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, '0')).join('');

@@ -11,9 +11,11 @@
 #include <sstream>
 
 #include "app/lab_page.h"
+#include "app/lab_saved.h"
 #include "base/number_text.h"
 #include "base/rng.h"
 #include "base/tensor_json.h"
+#include "data/text_corpus.h"
 #include "course/exercise.h"
 #include "course/links.h"
 #include "lab/catalog.h"
@@ -52,6 +54,17 @@ LabView LabApp::view() const {
   v.trainer.ready = trainer_.ready();
   v.trainer.failed = trainer_.failed();
   v.trainer.snapshots = snapshots_;
+  v.trainer.workers = trainer_.workers();
+  v.own_text.has = own_text_.has();
+  v.own_text.pending = own_text_.pending();
+  v.own_text.keep = own_text_.keep();
+  v.own_text.kept = own_text_.kept();
+  v.own_text.characters = own_text_.summary().characters;
+  v.own_text.paragraphs = own_text_.summary().paragraphs;
+  v.own_text.unshown = own_text_.unshown();
+  v.own_text.last_ok = own_text_.last_outcome().ok;
+  v.own_text.message = state_.lang == "zh" ? own_text_.last_outcome().zh : own_text_.last_outcome().en;
+  v.trainer.cores = platform::cores();
   TrainerSide& t = const_cast<TrainerSide&>(trainer_);  // reads only: the client's own bookkeeping
   if (const attn::TrainerClient* c = t.client_if_started()) {
     v.trainer.synced = c->synced(experiment_key_);
@@ -163,30 +176,6 @@ void LabApp::record_errors(const std::vector<attn::LessonError>& errors) {
 }
 
 // ---------------------------------------------------------------- 1 loading and restoring
-void LabApp::restore_saved_state() {
-  std::string text;
-  if (!platform::storage_read("state", &text)) return;
-  std::string why;
-  std::vector<std::string> dropped;
-  const bool loaded = attn::lab_state_from_text(text, &state_, &why, &dropped);
-  if (loaded && dropped.empty()) return;
-  // Keep the original text rather than overwrite the learner's work with less. An
-  // earlier copy is never overwritten: the first failure's text is the one to keep.
-  const std::string key = attn::unreadable_copy_key([](const std::string& k) {
-    std::string existing;
-    return platform::storage_read(k, &existing);
-  });
-  const bool kept = !key.empty() && platform::storage_write(key, text);
-  const std::string copy = kept ? "a copy was kept as '" + key + "'" : "no copy could be kept (earlier copies are full)";
-  if (!loaded) {
-    notices_.push_back("Saved progress could not be read (" + why + "); " + copy + " and the lab started fresh.");
-    return;
-  }
-  for (const std::string& d : dropped)
-    notices_.push_back("Part of the saved progress could not be read and was dropped: " + d + ".");
-  notices_.push_back("Everything else was restored; " + copy + ".");
-}
-
 void LabApp::init(const std::string& lesson_dir) {
   if (lesson_dir.empty()) {
     set_ = attn::load_embedded_lessons();
@@ -207,7 +196,14 @@ void LabApp::init(const std::string& lesson_dir) {
   // The embed view starts from its link alone: a course page's frame must show the
   // step the teacher linked, and must not read or overwrite the learner's own lab.
   embedded_ = platform::embedded_view();
-  if (!embedded_) restore_saved_state();
+  if (!embedded_) {
+    restore_saved_state(&state_, &notices_);
+    own_text_.restore();  // a text the learner kept on this device, handed in again
+    if (own_text_.has()) {
+      attn::data::provide_corpus(attn::data::TextCorpusKind::own, own_text_.text());
+      trainer_.client().provide_text("own", own_text_.text());
+    }
+  }
   enter_step();
   follow_link(link);
 }
@@ -250,6 +246,14 @@ void LabApp::follow_link(const std::string& fragment) {
   std::vector<std::string> ignored;
   inputs_ = attn::inputs_with_edits(attn::demo_defaults(*current_step()), &link.edits, &ignored);
   if (!ignored.empty()) notices_.push_back("Some values in the link do not fit this step and were ignored.");
+  // A model trained on the sender's own text: links never carry the text itself.
+  if (auto it = inputs_.settings.find("corpus"); it != inputs_.settings.end() && it->second == "own" && !own_text_.has()) {
+    it->second = state_.lang == "zh" ? "chinese" : "english";
+    notices_.push_back(state_.lang == "zh"
+                           ? "这个链接里的模型是用发送者自己的文本训练的；链接从不带上文本本身，所以这里改用内置文本训练。"
+                           : "This link's model was trained on the sender's own text, which links never carry; here it "
+                             "trains on the built-in text instead.");
+  }
   remember_edits();
   restart_experiment();  // the link's settings: a fresh experiment
 }
@@ -390,16 +394,9 @@ void LabApp::set_language(const std::string& lang) {
 }
 
 std::string LabApp::type_number(const std::string& name, int row, int col, const std::string& text) {
-  const bool zh = state_.lang == "zh";
-  auto it = inputs_.mats.find(name);
-  if (it == inputs_.mats.end() || row < 0 || col < 0 || row >= it->second.rows() || col >= it->second.cols())
-    return zh ? "这个数字在本步中不存在。" : "This number is not on this step.";
-  if (text.size() > 64) return zh ? "太长了：请输入一个数。" : "That is too long: type one number.";
   float v = 0.0f;
-  if (attn::parse_float_text(text, &v) != attn::NumberText::ok)
-    return zh ? "请输入一个数，例如 0.5 或 -2。" : "Type a number, such as 0.5 or -2.";
-  // The editor's range, as a drag or the desktop's typing keeps it.
-  apply_edit({name, row, col, std::clamp(v, -ui::kEditLimit, ui::kEditLimit)});
+  if (std::string why = check_typed_number(view(), name, row, col, text, &v); !why.empty()) return why;
+  apply_edit({name, row, col, v});
   return "";
 }
 
@@ -431,32 +428,9 @@ bool LabApp::apply_solution(int exercise) {
 }
 
 std::string LabApp::page_setting(const std::string& name, const std::string& value) {
-  const bool zh = state_.lang == "zh";
-  // Length first: a setting's name, and a value as long as the longest a demo takes
-  // (the language model's prompt, attn::kLmPromptBytes).
-  if (name.size() > 64 || value.size() > attn::kLmPromptBytes) return zh ? "太长了。" : "That is too long.";
-  const attn::LessonStep* step = current_step();
-  for (const attn::Panel& p : outputs_.panels) {
-    if (!step || p.setting != name || name.empty()) continue;
-    if (p.kind == attn::Panel::Kind::choice) {
-      if (std::find(p.options.begin(), p.options.end(), value) == p.options.end())
-        return zh ? "不是可选的选项。" : "That is not one of the options.";
-    } else if (p.kind == attn::Panel::Kind::slider) {
-      float v = 0.0f;
-      if (attn::parse_float_text(value, &v) != attn::NumberText::ok || v < p.min || v > p.max)
-        return zh ? "请输入滑块范围内的数。" : "Type a number within the slider's range.";
-    } else if (p.kind != attn::Panel::Kind::token_input) {
-      continue;
-    }
-    // The demo's own checks first, on a copy: a refused value never replaces the
-    // learner's settings (nor restarts a trained model).
-    attn::DemoInputs trial = inputs_;
-    trial.settings[name] = value;
-    if (std::string why = attn::run_demo(step->demo, trial).error; !why.empty()) return why;
-    set_setting(name, value);
-    return "";
-  }
-  return zh ? "本步没有这个设置。" : "This step has no such setting.";
+  if (std::string why = check_page_setting(view(), name, value); !why.empty()) return why;
+  set_setting(name, value);
+  return "";
 }
 
 void LabApp::set_layout(const std::string& layout, bool touch_screen) {
@@ -497,8 +471,49 @@ void LabApp::train(const std::string& action, const std::string& speed) {
   }
 }
 
+void LabApp::set_workers(int workers) {
+  if (workers == trainer_.workers()) return;
+  trainer_.set_workers(workers);
+  ++revision_;
+}
+
+std::string LabApp::own_text_font() {
+#ifdef LAB_COMMON_GLYPHS
+  return LAB_COMMON_GLYPHS;
+#else
+  return "";
+#endif
+}
+
+void LabApp::own_text(const std::string& text, bool keep) {
+  own_text_.submit(text, keep);
+  ++revision_;
+  if (!own_text_.pending() && own_text_.poll()) own_text_outcome();
+}
+
+void LabApp::own_text_outcome() {
+  const OwnText::Outcome o = own_text_.take_outcome();
+  ++revision_;
+  attn::json::Value e = attn::json::Value::object();
+  e.set("ok", o.ok);
+  e.set("message", state_.lang == "zh" ? o.zh : o.en);
+  platform::page_event("ownText", attn::json::write(e));
+  notify(state_.lang == "zh" ? o.zh : o.en);
+  if (!o.ok) return;
+  // The core's copy and the worker's; every model that read the old text starts again.
+  attn::data::provide_corpus(attn::data::TextCorpusKind::own, own_text_.text());
+  trainer_.client().provide_text("own", own_text_.text());
+  trainer_.client().close_where("corpus", "own");
+  const attn::LessonStep* step = current_step();
+  if (step && step->demo == "train_lm") {
+    experiment_ = nullptr;
+    set_setting("corpus", "own");  // the learner's text, trained from the start
+  }
+}
+
 void LabApp::tick(double now_ms, long frames) {
   frames_ = frames;
+  if (own_text_.poll()) own_text_outcome();
   const TrainerSide::Pump p = trainer_.pump(now_ms, frames, experiment_key_);
   for (const std::string& e : p.errors) errors_.push_back(e);
   snapshots_ += p.snapshots;
@@ -516,7 +531,7 @@ bool LabApp::save(double min_interval_ms) {
   const double now = platform::now_ms();
   if (embedded_) dirty_ = false;  // the embed view keeps nothing (README, "Embedding a step")
   if (!dirty_ || now - saved_at_ms_ < min_interval_ms) return !dirty_;
-  if (platform::storage_write("state", attn::json::write(attn::lab_state_to_json(state_)))) dirty_ = false;
+  if (save_state(state_)) dirty_ = false;
   saved_at_ms_ = now;
   return !dirty_;
 }

@@ -11,6 +11,7 @@
 
 #include "app/lab_code.h"
 #include "app/lab_frame.h"
+#include "app/lab_own_text.h"
 #include "app/lab_trainer.h"
 #include "app/lab_view.h"
 #include "course/lab_state.h"
@@ -42,6 +43,9 @@ class LabApp final : public LabControl {
   std::string page_setting(const std::string& name, const std::string& value) override;
   std::string type_number(const std::string& name, int row, int col, const std::string& text) override;
   void train(const std::string& action, const std::string& speed) override;
+  void set_workers(int workers) override;
+  void own_text(const std::string& text, bool keep) override;
+  void keep_own_text(bool keep) override { own_text_.set_kept(keep), ++revision_; }
   void set_language(const std::string& lang) override;
   void set_layout(const std::string& layout, bool touch_screen) override;
   void set_keys_shown(bool shown) override { show_keys_ = shown; }
@@ -80,10 +84,12 @@ class LabApp final : public LabControl {
   void matrix_changed(const std::string& name);
   void apply_edit(const ui::CellEdit& edit);
   void set_setting(const std::string& name, const std::string& value);
-  void restore_saved_state();
   void record_errors(const std::vector<attn::LessonError>& errors);
   void tell_page_prose() const;  // the page's "step" event: the words shown changed
   StepCode::Source code_source() const;
+  // A text of the learner's was taken (or refused): handed to the core and the
+  // worker, the language models that read it started again, the page told.
+  void own_text_outcome();
 
   attn::LessonSet set_;
   attn::LabState state_;        // what is saved: language, place, progress, edits
@@ -119,6 +125,8 @@ class LabApp final : public LabControl {
   bool embedded_ = false;      // the embed view (platform::embedded_view): one step, nothing saved
   bool touch_screen_ = false;  // the page has a coarse pointer: touch-sized controls
   StepCode code_;               // the Code view and its program (lab_code.h)
+  OwnText own_text_{own_text_font()};  // the learner's own text (lab_own_text.h)
+  static std::string own_text_font();
   bool dirty_ = false;         // state changed since it was last saved
   double saved_at_ms_ = 0.0;
   FrameState frame_;           // the frame's own (lab_frame.h)

@@ -195,6 +195,9 @@ void experiment_controls(const LabView& v, LabControl& lab) {
   c.lang = v.lang();
   c.starting = !v.trainer.ready && v.trainer.failed.empty();
   c.failed = v.trainer.failed;
+  c.workers = v.trainer.workers;
+  c.cores = v.trainer.cores;
+  c.max_workers = platform::kMaxTrainerWorkers;
   const ui::TrainAction a = ui::train_controls(c);
   using K = ui::TrainAction::Kind;
   if (a.kind == K::run) lab.train("run");
@@ -203,6 +206,7 @@ void experiment_controls(const LabView& v, LabControl& lab) {
   if (a.kind == K::reset) lab.train("reset");
   if (a.kind == K::speed) lab.train("speed", a.speed);
   if (a.kind == K::retry) lab.train("retry");
+  if (a.kind == K::workers) lab.set_workers(a.workers);
 }
 
 // The step itself: its header, the experiment's controls, the Code view, the

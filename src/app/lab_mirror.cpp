@@ -5,10 +5,12 @@
 // state, and the interface's own words (ui::text) in the learner's language.
 // Nothing here computes maths or lays anything out.
 #include <cmath>
+#include <cstdio>
 
 #include "app/lab_mirror.h"
 #include "base/tensor_json.h"
 #include "course/exercise.h"
+#include "platform/platform.h"
 #include "ui/strings.h"
 
 namespace {
@@ -336,6 +338,16 @@ Value lab_mirror_json(const LabView& v, LabControl& lab) {
     t.set("progress", double(v.trainer.experiment->progress()));
     t.set("planned", double(v.trainer.experiment->planned()));
     t.set("speed", v.trainer.speed);
+    // The workers: how many, the most there may be, and the words for them.
+    t.set("workers", v.trainer.workers);
+    t.set("maxWorkers", platform::kMaxTrainerWorkers);
+    std::string label = ui::text::train_workers.get(v.lang());
+    if (const size_t at = label.find(" %d"); at != std::string::npos) label.erase(at);
+    else if (const size_t at2 = label.find("%d"); at2 != std::string::npos) label.erase(at2);
+    t.set("workersLabel", label);
+    char tip[400];
+    std::snprintf(tip, sizeof tip, ui::text::train_workers_tip.get(v.lang()), v.trainer.cores);
+    t.set("workersTip", tip);
     if (!v.trainer.failed.empty()) {  // "Training stopped: <why>. ..." as the canvas says it
       std::string failed = ui::text::train_failed.get(v.lang());
       if (const size_t at = failed.find("%s"); at != std::string::npos) failed.replace(at, 2, v.trainer.failed);

@@ -6,11 +6,14 @@
 #include <imgui.h>
 #include <imgui_internal.h>  // ImGui::ClearActiveID
 
+#include <algorithm>
 #include <cmath>
 
 #include "app/lab_mirror.h"
+#include "base/number_text.h"
 #include "base/tensor_json.h"
 #include "course/exercise.h"
+#include "lab/catalog.h"
 #include "platform/platform.h"
 #include "ui/widget_log.h"
 
@@ -79,6 +82,19 @@ Value state_json(const LabView& v, const FrameState& frame) {
   for (const auto& n : *v.notices) notes.push(n);
   s.set("notices", std::move(notes));
   s.set("computeMs", v.compute_ms);
+  {
+    Value t = Value::object();  // the learner's own text (never the text itself)
+    t.set("has", v.own_text.has);
+    t.set("pending", v.own_text.pending);
+    t.set("keep", v.own_text.keep);
+    t.set("kept", v.own_text.kept);
+    t.set("characters", v.own_text.characters);
+    t.set("paragraphs", v.own_text.paragraphs);
+    t.set("unshown", v.own_text.unshown);
+    t.set("ok", v.own_text.last_ok);
+    t.set("message", v.own_text.message);
+    s.set("ownText", std::move(t));
+  }
   if (v.trainer.experiment) {
     Value ex = v.trainer.experiment->status();
     ex.set("running", v.trainer.running);
@@ -99,6 +115,8 @@ Value state_json(const LabView& v, const FrameState& frame) {
     Value w = Value::object();  // the training worker: started, loaded, failed
     w.set("started", v.trainer.started);
     w.set("ready", v.trainer.ready);
+    w.set("workers", v.trainer.workers);
+    w.set("cores", v.trainer.cores);
     if (!v.trainer.failed.empty()) w.set("failed", v.trainer.failed);
     if (v.trainer.started) w.set("rejected", double(v.trainer.rejected));
     s.set("worker", std::move(w));
@@ -163,7 +181,51 @@ Value lab_prose_json(const LabView& v) {
   o.set("step", v.state->step + 1);
   o.set("steps", int(lesson.steps.size()));
   o.set("lessonId", lesson.id);
+  o.set("demo", step->demo);  // the language model's steps show the box for the learner's own text
   return o;
+}
+
+std::string check_page_setting(const LabView& v, const std::string& name, const std::string& value) {
+  const bool zh = v.lang() == "zh";
+  // Length first: a setting's name, and a value as long as the longest a demo takes
+  // (the language model's prompt, attn::kLmPromptBytes).
+  if (name.size() > 64 || value.size() > attn::kLmPromptBytes) return zh ? "太长了。" : "That is too long.";
+  const attn::LessonStep* step = v.step;
+  for (const attn::Panel& p : v.outputs->panels) {
+    if (!step || p.setting != name || name.empty()) continue;
+    if (p.kind == attn::Panel::Kind::choice) {
+      if (std::find(p.options.begin(), p.options.end(), value) == p.options.end())
+        return zh ? "不是可选的选项。" : "That is not one of the options.";
+    } else if (p.kind == attn::Panel::Kind::slider) {
+      float x = 0.0f;
+      if (attn::parse_float_text(value, &x) != attn::NumberText::ok || x < p.min || x > p.max)
+        return zh ? "请输入滑块范围内的数。" : "Type a number within the slider's range.";
+    } else if (p.kind != attn::Panel::Kind::token_input) {
+      continue;
+    }
+    // The demo's own checks first, on a copy: a refused value never replaces the
+    // learner's settings (nor restarts a trained model).
+    attn::DemoInputs trial = *v.inputs;
+    trial.settings[name] = value;
+    if (std::string why = attn::run_demo(step->demo, trial).error; !why.empty()) return why;
+    return "";
+  }
+  return zh ? "本步没有这个设置。" : "This step has no such setting.";
+}
+
+std::string check_typed_number(const LabView& v, const std::string& name, int row, int col, const std::string& text,
+                               float* value) {
+  const bool zh = v.lang() == "zh";
+  auto it = v.inputs->mats.find(name);
+  if (it == v.inputs->mats.end() || row < 0 || col < 0 || row >= it->second.rows() || col >= it->second.cols())
+    return zh ? "这个数字在本步中不存在。" : "This number is not on this step.";
+  if (text.size() > 64) return zh ? "太长了：请输入一个数。" : "That is too long: type one number.";
+  float x = 0.0f;
+  if (attn::parse_float_text(text, &x) != attn::NumberText::ok)
+    return zh ? "请输入一个数，例如 0.5 或 -2。" : "Type a number, such as 0.5 or -2.";
+  // The editor's range, as a drag or the desktop's typing keeps it.
+  *value = std::clamp(x, -ui::kEditLimit, ui::kEditLimit);
+  return "";
 }
 
 std::string lab_page_answer(const std::string& name, const std::string& arg, LabControl& lab, const FrameState& frame) {
@@ -179,7 +241,7 @@ std::string lab_page_answer(const std::string& name, const std::string& arg, Lab
     answer = lab.save(0.0);  // the page is going away: write what is not saved yet
   }
   else if (name == "goto" || name == "loadLesson" || name == "language" || name == "link" || name == "share" ||
-           name == "train" || name == "layout" || name == "typeNumber" || name == "help" || name == "quizPick" ||
+           name == "train" || name == "workers" || name == "ownText" || name == "keepOwnText" || name == "layout" || name == "typeNumber" || name == "help" || name == "quizPick" ||
            name == "quizCheck" || name == "hint" || name == "solution" || name == "setting" || name == "currentLink" ||
            name == "embedSnippet" || name == "code" || name == "copyCode" || name == "copyWeights") {
     const attn::json::ParseResult r = attn::json::parse(arg);
@@ -199,6 +261,21 @@ std::string lab_page_answer(const std::string& name, const std::string& arg, Lab
     } else if (name == "train") {
       lab.train(str("action"), str("speed"));
       answer = lab.view().trainer.experiment != nullptr;
+    } else if (name == "workers") {
+      // {"n": 1 .. the most}: how many workers train; answers the count now.
+      const Value* n = a ? a->find("n") : nullptr;
+      if (n && n->is_number() && std::fabs(n->as_number()) < 1e6) lab.set_workers(int(n->as_number()));
+      answer = lab.view().trainer.workers;
+    } else if (name == "ownText") {
+      // {"text": ..., "keep": true|false}: the learner's own text; the outcome
+      // comes as the "ownText" event (and in state().ownText), once its glyphs are in.
+      const Value* keep = a ? a->find("keep") : nullptr;
+      lab.own_text(str("text"), keep && keep->is_bool() && keep->as_bool());
+      answer = lab.view().own_text.pending ? "pending" : "done";
+    } else if (name == "keepOwnText") {
+      const Value* keep = a ? a->find("keep") : nullptr;
+      lab.keep_own_text(keep && keep->is_bool() && keep->as_bool());
+      answer = lab.view().own_text.keep;
     } else if (name == "layout") {
       const Value* t = a ? a->find("touch") : nullptr;
       lab.set_layout(str("mode"), t && t->is_bool() && t->as_bool());

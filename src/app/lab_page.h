@@ -13,6 +13,16 @@
 // the "step" event the page gets when they change).
 attn::json::Value lab_prose_json(const LabView& v);
 
+// The checks on what the page's own inputs hand over, before anything changes:
+// a choice or slider the step shows, set to a value it offers (and that the
+// demo's own checks pass: a refused value never replaces the learner's settings
+// nor restarts a trained model); a number typed into matrix `name` at (row,
+// col), read as a decimal and kept within the editor's range (*value). "" when
+// it may go ahead, else why not, in the learner's language.
+std::string check_page_setting(const LabView& v, const std::string& name, const std::string& value);
+std::string check_typed_number(const LabView& v, const std::string& name, int row, int col, const std::string& text,
+                               float* value);
+
 // Answers window.attnlab's question `name` with its JSON argument `arg` (see
 // platform::set_page_query_handler): a JSON value, or "unknown question".
 // `frame` is read for the frame's timing.

@@ -24,7 +24,7 @@ std::map<std::string, std::vector<std::string>> text_files(attn::data::TextCorpu
 }  // namespace
 
 void TrainerSide::start_link() {
-  link_ = platform::start_trainer(lab_trainer_worker);
+  link_ = platform::start_trainer(lab_trainer_worker, workers_);
   ready_ = false;
   started_at_ = heard_at_ = pinged_at_ = platform::now_ms();
 }
@@ -37,6 +37,11 @@ attn::TrainerClient& TrainerSide::client() {
     });
   }
   return *client_;
+}
+
+void TrainerSide::set_workers(int workers) {
+  workers_ = workers < 1 ? 1 : workers > platform::kMaxTrainerWorkers ? platform::kMaxTrainerWorkers : workers;
+  if (link_) link_->set_workers(workers_);
 }
 
 bool TrainerSide::retry() {

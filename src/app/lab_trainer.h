@@ -23,6 +23,10 @@ class TrainerSide {
   attn::TrainerClient& client();
   attn::TrainerClient* client_if_started() { return client_.get(); }
   bool started() const { return link_ != nullptr; }
+  // Workers that train (the training worker and its helpers, platform.h): the
+  // count the learner picked (at first, one fewer than the cores), and a new one.
+  int workers() const { return workers_; }
+  void set_workers(int workers);
   bool ready() const { return ready_; }
   const std::string& failed() const { return failed_; }
 
@@ -57,6 +61,7 @@ class TrainerSide {
   std::unique_ptr<attn::TrainerClient> client_;
   std::string failed_;
   bool ready_ = false;
+  int workers_ = platform::suggested_workers();
   double started_at_ = 0.0, heard_at_ = 0.0, pinged_at_ = 0.0;
   // Texts on their way, why one failed, and the glyph fonts merged into the atlas.
   std::set<std::string> text_waiting_, glyphs_added_;

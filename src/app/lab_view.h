@@ -31,6 +31,20 @@ struct TrainerView {
   long snapshots = 0;           // worker snapshots applied to this step's copy
   bool synced = false;          // the worker has answered the newest command for this step
   long rejected = 0;            // malformed messages the page refused
+  int workers = 1;              // workers that train: the training worker and its helpers
+  int cores = 1;                // the cores the machine (the browser) reports
+};
+
+// The learner's own text for the language model (lab_own_text.h), as the page's
+// box for it shows it.
+struct OwnTextView {
+  bool has = false;        // a text was taken
+  bool pending = false;    // one waits for its glyphs
+  bool keep = false;       // the learner wants it kept on this device
+  bool kept = false;       // kept there now
+  int characters = 0, paragraphs = 0, unshown = 0;
+  bool last_ok = false;    // how the last one handed in fared, and what was said
+  std::string message;     // in the learner's language ("" before any)
 };
 
 // What the lab shows now. The pointers are into the lab's own state: valid until
@@ -51,6 +65,7 @@ struct LabView {
   const std::vector<std::string>* errors = nullptr;     // problems (the error panel)
   const std::vector<std::string>* notices = nullptr;    // information for the learner
   TrainerView trainer;
+  OwnTextView own_text;
   std::string layout = "wide";  // how the page lays the lab out: wide, medium or narrow
   bool embedded = false;        // the embed view: one step, nothing saved
   bool touch_screen = false;    // the page has a coarse pointer
@@ -92,6 +107,15 @@ class LabControl {
   // The live experiment: "run", "pause", "step", "reset", "speed" (with slow,
   // normal or fast), "retry" (a new worker after one failed).
   virtual void train(const std::string& action, const std::string& speed = "") = 0;
+  // How many workers train (1 .. platform::kMaxTrainerWorkers); training goes
+  // on with the same bits.
+  virtual void set_workers(int workers) = 0;
+  // The learner's own text (any bytes), pasted or dropped: checked, and once its
+  // glyphs are in, taken (or refused with a message, the text before it kept);
+  // the outcome shows in the view's own_text and as the page's "ownText" event.
+  // `keep`: kept on this device across reloads. keep_own_text changes only that.
+  virtual void own_text(const std::string& text, bool keep) = 0;
+  virtual void keep_own_text(bool keep) = 0;
   // The interface.
   virtual void set_language(const std::string& lang) = 0;
   virtual void set_layout(const std::string& layout, bool touch_screen) = 0;

@@ -21,6 +21,16 @@
 
 namespace attn {
 
+// Every platform the lab builds for stores floats little-endian, as the byte
+// format does; then arrays of floats are copied whole (the training worker's
+// snapshots and shared gradients are hundreds of KB a message).
+inline bool host_little_endian() {
+  const uint16_t one = 1;
+  uint8_t first;
+  std::memcpy(&first, &one, 1);
+  return first == 1;
+}
+
 class ByteWriter {
  public:
   void u8(uint8_t v) { out_.push_back(char(v)); }
@@ -47,6 +57,12 @@ class ByteWriter {
   }
   void floats(const float* p, size_t n) {
     u32(uint32_t(n));
+    if (host_little_endian()) {
+      const size_t at = out_.size();
+      out_.resize(at + 4 * n);
+      if (n) std::memcpy(&out_[at], p, 4 * n);
+      return;
+    }
     for (size_t i = 0; i < n; ++i) f32(p[i]);
   }
   void floats(const std::vector<float>& v) { floats(v.data(), v.size()); }
@@ -108,14 +124,14 @@ class ByteReader {
     uint32_t n;
     if (!u32(&n) || n > max_count || !need(size_t(n) * 4)) return fail();
     v->resize(n);
-    for (uint32_t i = 0; i < n; ++i) f32(&(*v)[i]);
+    copy_floats(v->data(), n);
     return true;
   }
   // Exactly `count` floats into p (a parameter of known shape).
   bool floats_into(float* p, size_t count) {
     uint32_t n;
     if (!u32(&n) || n != count || !need(size_t(n) * 4)) return fail();
-    for (uint32_t i = 0; i < n; ++i) f32(&p[i]);
+    copy_floats(p, n);
     return true;
   }
 
@@ -124,6 +140,15 @@ class ByteReader {
   size_t remaining() const { return ok_ ? in_.size() - pos_ : 0; }
 
  private:
+  // n floats that need() has found room for.
+  void copy_floats(float* p, size_t n) {
+    if (host_little_endian()) {
+      if (n) std::memcpy(p, in_.data() + pos_, 4 * n);
+      pos_ += 4 * n;
+      return;
+    }
+    for (size_t i = 0; i < n; ++i) f32(&p[i]);
+  }
   bool need(size_t n) {
     if (!ok_ || n > in_.size() - pos_) return fail();
     return true;

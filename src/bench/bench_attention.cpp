@@ -3,7 +3,7 @@
 // by emcc, under node (with and without SIMD128); scripts/bench.mjs runs all
 // three, adds the JavaScript peers (ONNX Runtime Web, TF.js) and compares.
 //
-//   bench_attention [--out DIR] [--quick] [--shape N D | --passes N D | --machine-only | --products | --training STEPS [--model NAME]... | --lm STEPS]
+//   bench_attention [--out DIR] [--quick] [--shape N D | --passes N D | --machine-only | --products | --training STEPS [--model NAME]... | --lm STEPS [--workers N]]
 //     --out DIR       write DIR/inputs_n<N>_d<D>.f32 (the exact inputs, so peers
 //                     can compute on the same numbers; native build only) and
 //                     DIR/<build>/..._n<N>_d<D>.f32 (outputs, for the agreement check)
@@ -23,9 +23,11 @@
 //                     only the models named (run_kind_name: "induction", ...)
 //     --lm STEPS      only the language model of the lesson (train_lm's default:
 //                     lm_english, batch 8, context 32): training tokens per
-//                     second and the step's FLOP (section 5b); with --out (native
-//                     build), DIR/lm_windows.i32: the token ids of the warm-up
-//                     and timed batches, for TF.js to train on the same windows
+//                     second of its batched step and the step's FLOP (section
+//                     5b); with --out (native build), DIR/lm_windows.i32: the
+//                     token ids of the warm-up and timed batches, for TF.js to
+//                     train on the same windows; natively with --workers N, the
+//                     batch shared among N threads (train/thread_team.h)
 //
 // Cases: n in {16, 64, 256, 1024} x d in {16, 64}, d_model = d_k = d_v = d.
 //   attention       Q, K, V (n, d) given -> softmax(Q K^T / sqrt(d)) V
@@ -59,6 +61,9 @@
 #include "train/char_lm.h"
 #include "train/kernels.h"
 #include "train/train_run.h"
+#if defined(LAB_BENCH_THREADS)
+#include "train/thread_team.h"
+#endif
 
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
@@ -348,7 +353,7 @@ bool write_ints(const std::string& path, const std::vector<int32_t>& ids) {
   return std::fclose(f) == 0 && ok;
 }
 
-void print_lm_training(const char* build, int steps, const std::string& out_dir) {
+void print_lm_training(const char* build, int steps, const std::string& out_dir, int workers) {
   attn::train::RunDesc desc;
   desc.kind = attn::train::RunKind::lm_english;
   attn::train::TrainRun run(desc);
@@ -380,17 +385,44 @@ void print_lm_training(const char* build, int steps, const std::string& out_dir)
       ids.insert(ids.end(), t.begin(), t.end());
     }
   if (!out_dir.empty() && std::string(build) == "native") write_ints(out_dir + "/lm_windows.i32", ids);
-  run.step();  // warm-up: the optimiser allocates its moments
-  const attn::train::StepTiming t = attn::train::time_steps(steps, [&run] { return run.step(); });
-  std::string losses;  // every step's loss, the warm-up's first (TF.js's are compared at the same step)
-  for (float l : run.losses()) losses += (losses.empty() ? "" : ",") + std::to_string(l);
+  // The batched step (char_lm.h), its batch on one thread, or natively shared
+  // among `workers` threads (thread_team.h: the same losses, bit for bit).
+  std::vector<float> step_losses;
+  attn::train::StepTiming t;
+#if defined(LAB_BENCH_THREADS)
+  if (workers > 1) {
+    attn::train::ThreadTeam team(workers);
+    attn::train::CharLmTeamStep team_step;
+    attn::train::BatchOrder draws = run.batch_order();
+    auto step = [&] {
+      step_losses.push_back(team_step.run(*run.char_lm(), run.text_train(), draws.next(), team));
+      return step_losses.back();
+    };
+    step();  // warm-up: the optimiser allocates its moments
+    t = attn::train::time_steps(steps, step);
+  }
+#endif
+  if (workers <= 1) {
+    run.step();  // warm-up: the optimiser allocates its moments
+    t = attn::train::time_steps(steps, [&run] { return run.step(); });
+    step_losses = run.losses();
+  }
+  // Every step's loss, the warm-up's first (TF.js's are compared at the same
+  // step), as %.9g: a float's exact value, so builds and worker counts can be
+  // compared bit for bit.
+  std::string losses;
+  for (float l : step_losses) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", double(l));
+    losses += (losses.empty() ? "" : ",") + std::string(buf);
+  }
   const double tokens = double(s.batch) * s.n, flop = lm_step_flop(s);
-  std::printf("{\"kind\":\"lm_training\",\"build\":\"%s\",\"model\":\"lm_english\",\"vocab\":%d,\"context\":%d,"
+  std::printf("{\"kind\":\"lm_training\",\"build\":\"%s\",\"model\":\"lm_english\",\"workers\":%d,\"vocab\":%d,\"context\":%d,"
               "\"d_model\":%d,\"layers\":%d,\"heads\":%d,\"d_ff\":%d,\"batch\":%d,\"learning_rate\":%g,"
               "\"parameters\":%ld,\"parameters_from_sizes\":%ld,\"matmul_weights\":%.0f,\"full_windows\":%s,"
               "\"tokens_per_step\":%.0f,\"flop_per_step\":%.0f,\"steps\":%d,\"seconds\":%.6f,\"steps_per_second\":%.3f,"
               "\"tokens_per_second\":%.1f,\"gflops\":%.3f,\"last_loss\":%.9g,\"losses\":[%s]}\n",
-              build, s.vocab, s.n, s.d, s.layers, s.heads, s.d_ff, s.batch, double(m.optimizer.lr),
+              build, std::max(1, workers), s.vocab, s.n, s.d, s.layers, s.heads, s.d_ff, s.batch, double(m.optimizer.lr),
               run.parameter_count(), lm_parameters(s), lm_matmul_weights(s), full_windows ? "true" : "false", tokens,
               flop, t.steps, t.seconds, t.steps_per_second, t.steps_per_second * tokens,
               t.steps_per_second * flop / 1e9, double(t.last_loss), losses.c_str());
@@ -434,6 +466,50 @@ void print_training_products(const char* build) {
     report("weight_gradient", "train", time_it([&] { attn::train::matmul_tn_add(X, D, G); }));
     report("weight_gradient", "eigen", time_it([&] { G.noalias() += X.transpose() * D; }));
   }
+  // The batched step's products (kernels.h, section 4): all 8 x 32 rows of a
+  // batch at once; the weight gradient still window by window, each window's
+  // into a buffer of its own (grad_tree.h), as char_lm.cpp computes them.
+  const int windows = 8, rows = windows * n;
+  for (const Layer& layer : layers) {
+    const Mat X = uniform(rng, rows, layer.k, 1.0f), W = uniform(rng, layer.k, layer.m, 1.0f),
+              D = uniform(rng, rows, layer.m, 1.0f);
+    Mat Y(rows, layer.m), dX(rows, layer.k), Wt(layer.m, layer.k), G = Mat::Zero(windows * layer.k, layer.m);
+    const double flop = 2.0 * rows * layer.k * layer.m;
+    const std::string name = std::string(layer.name) + "_batch";
+    auto report = [&](const char* op, const char* impl, const Timing& t) {
+      std::printf("{\"kind\":\"product\",\"build\":\"%s\",\"layer\":\"%s\",\"op\":\"%s\",\"impl\":\"%s\",\"n\":%d,"
+                  "\"k\":%d,\"m\":%d,\"flop\":%.0f,\"median_ms\":%.6f,\"min_ms\":%.6f,\"gflops\":%.3f}\n",
+                  build, name.c_str(), op, impl, rows, layer.k, layer.m, flop, t.median_ms, t.min_ms,
+                  flop / (t.median_ms * 1e6));
+      std::fflush(stdout);
+    };
+    attn::train::Product fwd;
+    fwd.M = rows, fwd.N = layer.m, fwd.K = layer.k, fwd.A = X.data(), fwd.lda = layer.k, fwd.B = W.data(),
+    fwd.ldb = layer.m, fwd.C = Y.data(), fwd.ldc = layer.m;
+    report("forward", "train", time_it([&] { attn::train::product(fwd); }));
+    report("forward", "eigen", time_it([&] { Y.noalias() = X * W; }));
+    attn::train::Product in;
+    in.M = rows, in.N = layer.k, in.K = layer.m, in.A = D.data(), in.lda = layer.m, in.B = Wt.data(), in.ldb = layer.k,
+    in.C = dX.data(), in.ldc = layer.k;
+    report("input_gradient", "train", time_it([&] {
+             attn::train::transpose_into(W.data(), layer.k, layer.m, layer.m, Wt.data(), layer.k);
+             attn::train::product(in);
+           }));
+    report("input_gradient", "eigen", time_it([&] { dX.noalias() = D * W.transpose(); }));
+    report("weight_gradient", "train", time_it([&] {
+             for (int w = 0; w < windows; ++w) {
+               attn::train::Product g;
+               g.M = layer.k, g.N = layer.m, g.K = n, g.A = X.data() + size_t(w) * n * layer.k, g.lda = layer.k,
+               g.a_transposed = true, g.B = D.data() + size_t(w) * n * layer.m, g.ldb = layer.m,
+               g.C = G.data() + size_t(w) * layer.k * layer.m, g.ldc = layer.m, g.accumulate = true;
+               attn::train::product(g);
+             }
+           }));
+    report("weight_gradient", "eigen", time_it([&] {
+             for (int w = 0; w < windows; ++w)
+               G.middleRows(w * layer.k, layer.k).noalias() += X.middleRows(w * n, n).transpose() * D.middleRows(w * n, n);
+           }));
+  }
 }
 
 // ---------------------------------------------------------------- 5d the CPU
@@ -467,7 +543,7 @@ std::string cpu_model() {
 int main(int argc, char** argv) {
   std::string out_dir;
   bool machine = true, cases = true;
-  int only_n = 0, only_d = 0, training_steps = 0, lm_steps = 0;
+  int only_n = 0, only_d = 0, training_steps = 0, lm_steps = 0, lm_workers = 1;
   bool passes = false, products = false;
   std::vector<std::string> only_models;  // --model: the training speeds of these only
   for (int i = 1; i < argc; ++i) {
@@ -498,9 +574,13 @@ int main(int argc, char** argv) {
       lm_steps = std::atoi(argv[++i]);
       machine = cases = false;
     }
+#if defined(LAB_BENCH_THREADS)
+    else if (!std::strcmp(argv[i], "--workers") && i + 1 < argc && std::atoi(argv[i + 1]) > 0)
+      lm_workers = std::atoi(argv[++i]);
+#endif
     else {
       std::fprintf(stderr,
-                   "usage: bench_attention [--out DIR] [--quick] [--shape N D | --passes N D | --machine-only | --products | --training STEPS [--model NAME]... | --lm STEPS]\n");
+                   "usage: bench_attention [--out DIR] [--quick] [--shape N D | --passes N D | --machine-only | --products | --training STEPS [--model NAME]... | --lm STEPS [--workers N]]\n");
       return 2;
     }
   }
@@ -516,7 +596,7 @@ int main(int argc, char** argv) {
                 measure_clock_ghz(), measure_simd128_peak_gflops());
   std::fflush(stdout);
   if (training_steps > 0) print_training_speeds(build, training_steps, only_models);
-  if (lm_steps > 0) print_lm_training(build, lm_steps, out_dir);
+  if (lm_steps > 0) print_lm_training(build, lm_steps, out_dir, lm_workers);
   if (products) print_training_products(build);
 
   const int lengths[] = {16, 64, 256, 1024}, widths[] = {16, 64};

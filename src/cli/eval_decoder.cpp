@@ -399,15 +399,14 @@ bool eval_decoder(Fields& f, Value* out) {
   out->set("attention", tokens.batch ? std::move(attention) : std::move(attention.items()[0]));
   if (targets.seqs.empty() || ctx.failed) return true;
 
-  // The loss and gradients exactly as a training step (Model::forward_backward)
-  // takes them: the mean over every predicted token of the batch, the sum in
-  // double, in batch order.
+  // The loss and gradients exactly as a training step (CharLm::forward_backward)
+  // takes them: the mean over every predicted token of the batch, the losses
+  // summed in double in batch order, the sequences' gradients along the fixed
+  // tree of train/grad_tree.h.
   long long units = 0;
   for (const std::vector<int>& s : targets.seqs) units += (long long)s.size();
   const float scale = 1.0f / float(units);
-  double total = 0.0;
-  for (std::size_t s = 0; s < tokens.seqs.size(); ++s)
-    total += model.sequence_gradient(tokens.seqs[s], targets.seqs[s], scale);
+  const double total = model.sequences_gradient(tokens.seqs, targets.seqs, scale);
   out->set("loss", out_number(ctx, float(total / double(units)), "loss"));
   out->set("grad", write_grads(ctx, model, c.layers));
   return true;

@@ -47,6 +47,8 @@
 
 namespace attn {
 
+class ShareFarm;  // shares.h
+
 class Experiment {
  public:
   virtual ~Experiment() = default;
@@ -89,6 +91,20 @@ class Experiment {
   // was and return false.
   virtual void write_state(ByteWriter& w) const = 0;
   virtual bool read_state(ByteReader& r) = 0;
+
+  // Other workers for the language models' steps (shares.h): advance() then
+  // hands them shares of each step, and a step ends when their results are in
+  // (receive_result). Null, or a farm without helpers: every step here. The
+  // bits are the same either way. Experiments without a language model ignore it.
+  virtual void set_farm(ShareFarm* /*farm*/) {}
+  // A helper's result. False (and nothing changes) when it is malformed or not
+  // one this experiment waits for.
+  virtual bool receive_result(std::string_view /*bytes*/) { return false; }
+  // A step is out with helpers: advance() does nothing until its results are in.
+  virtual bool waiting() const { return false; }
+  // The helpers are going away: the shares still out are computed here, and the
+  // step finishes (the same bits).
+  virtual void recall_shares() {}
 };
 
 // The experiments' entries in the demo table: their settings, checked like every

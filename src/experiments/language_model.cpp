@@ -37,12 +37,17 @@ bool is_break(const std::string& c) {
 class LmExperiment : public TrainingExperiment {
  public:
   explicit LmExperiment(const DemoInputs& in) {
-    chinese_ = text_or(in, "corpus", "english") == "chinese";
+    corpus_ = text_or(in, "corpus", "english");
+    chinese_ = corpus_ == "chinese";
+    const bool own = corpus_ == "own";
     // The heads' panels are for the steps that open the model up; the first
     // steps show the loss, the sample and the prompt only.
     heads_ = text_or(in, "heads", "off") == "on";
-    add_track(chinese_ ? "poem model" : "text model", chinese_ ? "唐诗模型" : "文本模型",
-              chinese_ ? train::RunKind::lm_chinese : train::RunKind::lm_english, seeded(in));
+    train::RunDesc base = seeded(in);
+    base.own_text = own;
+    add_track(own ? "your text's model" : chinese_ ? "poem model" : "text model",
+              own ? "你的文本的模型" : chinese_ ? "唐诗模型" : "文本模型",
+              chinese_ ? train::RunKind::lm_chinese : train::RunKind::lm_english, base);
     set_budget(setting_or(in, "steps", 1000), 50);
     for (const char* name : {"temperature", "top_k", "prompt", "ablate", "show"})
       set_view_setting(name, text_or(in, name, ""));
@@ -139,7 +144,12 @@ class LmExperiment : public TrainingExperiment {
   void add_panels(DemoOutputs& out) const override {
     if (failed()) {
       LocalText t;
-      add_line(t, "The text could not be loaded: " + tracks()[0].run->error(), "没能载入文本：" + tracks()[0].run->error());
+      if (corpus_ == "own" && !data::corpus_provided(data::TextCorpusKind::own))
+        add_line(t, "No text of your own yet: paste one, or drop a .txt file, in the box beside the lesson "
+                    "(it stays on this device).",
+                 "还没有你自己的文本：把文本粘贴到课文旁边的框里，或把 .txt 文件拖放进去（文本只留在这台设备上）。");
+      else
+        add_line(t, "The text could not be loaded: " + tracks()[0].run->error(), "没能载入文本：" + tracks()[0].run->error());
       out.panels.push_back(demo_impl::note_panel("text-error", tr("The text", "文本"), t));
       return;
     }
@@ -167,9 +177,11 @@ class LmExperiment : public TrainingExperiment {
   }
 
   void add_controls(DemoOutputs& out) const override {
-    out.panels.push_back(demo_impl::choice_panel("corpus", tr("The text", "文本"), {"english", "chinese"},
+    out.panels.push_back(demo_impl::choice_panel("corpus", tr("The text", "文本"), {"english", "chinese", "own"},
                                                  {tr("US founding documents (English)", "美国建国文献（英文）"),
-                                                  tr("Tang poems (Chinese)", "唐诗（中文）")}));
+                                                  tr("Tang poems (Chinese)", "唐诗（中文）"),
+                                                  tr("Your own text (paste or drop it beside the lesson)",
+                                                     "你自己的文本（粘贴或拖放到课文旁边）")}));
   }
 
   void add_status(Value& s) const override {
@@ -177,7 +189,7 @@ class LmExperiment : public TrainingExperiment {
       s.set("error", tracks()[0].run->error());
       return;
     }
-    s.set("corpus", chinese_ ? "chinese" : "english");
+    s.set("corpus", corpus_);
     s.set("unigramLoss", baselines_.unigram);
     s.set("bigramLoss", baselines_.bigram);
     s.set("bigramLambda", baselines_.model.lambda);
@@ -516,6 +528,7 @@ class LmExperiment : public TrainingExperiment {
         cells, cells, true));
   }
 
+  std::string corpus_ = "english";  // english, chinese or own (the learner's text)
   bool chinese_ = false;
   bool heads_ = false;  // the heads' panels are shown
   train::SampleDesc sample_{0.8f, 0};
@@ -544,8 +557,10 @@ namespace attn {
 bool experiment_text(const std::string& demo, const DemoInputs& in, std::string* corpus) {
   if (demo != "train_lm") return false;
   auto it = in.settings.find("corpus");
-  const bool chinese = it != in.settings.end() && it->second == "chinese";
-  *corpus = data::text_corpus_name(chinese ? data::TextCorpusKind::tang_poems : data::TextCorpusKind::founding_documents);
+  const std::string which = it == in.settings.end() ? "english" : it->second;
+  *corpus = data::text_corpus_name(which == "chinese" ? data::TextCorpusKind::tang_poems
+                                   : which == "own"   ? data::TextCorpusKind::own
+                                                      : data::TextCorpusKind::founding_documents);
   return true;
 }
 

@@ -92,7 +92,7 @@ void add_live_demos(std::vector<DemoEntry>& r) {
   r.push_back({"train_word_order", training_params("150", {number_param("example", 0, 29, true, "0")}),
                check_nothing, run_word_order});
   r.push_back({"train_lm",
-               training_params("1000", {choice_param("corpus", {"english", "chinese"}, "english"),
+               training_params("1000", {choice_param("corpus", {"english", "chinese", "own"}, "english"),
                                         number_param("temperature", 0.1, 2, false, "0.8"),
                                         number_param("top_k", 0, 50, true, "0"), optional_text_param("prompt"),
                                         choice_param("ablate", {"none", "1.0", "1.1", "1.2", "1.3", "2.0", "2.1", "2.2", "2.3"}, "none"),

@@ -9,6 +9,7 @@
 
 #include "base/bytes.h"
 #include "data/text_corpus.h"
+#include "experiments/shares.h"
 
 namespace attn {
 
@@ -24,12 +25,14 @@ namespace attn {
 //   ping, pong    nothing
 namespace {
 constexpr uint32_t kTrainerTag = 0x314e5254;  // "TRN1"
-constexpr size_t kMaxName = 64, kMaxValue = 4096, kMaxEntries = 256, kMaxTokens = 4096;
+constexpr size_t kMaxName = 64, kMaxValue = 4096, kMaxEntries = 256, kMaxTokens = 4096, kMaxReport = 1u << 20;
 constexpr uint32_t kMaxSide = 4096;
 constexpr size_t kMaxCells = 1u << 22;
 
 bool has_key(TrainerOp op) { return op != TrainerOp::ping && op != TrainerOp::pong && op != TrainerOp::text; }
-bool has_generation(TrainerOp op) { return has_key(op) && op != TrainerOp::failed; }
+bool has_generation(TrainerOp op) {
+  return has_key(op) && op != TrainerOp::failed && op != TrainerOp::report && op != TrainerOp::status;
+}
 
 void write_matrix(ByteWriter& w, const Mat& m) {
   w.u32(uint32_t(m.rows()));
@@ -82,7 +85,8 @@ std::string encode_trainer_message(const TrainerMessage& m) {
       w.u8(m.done);
       w.str(m.state);
       break;
-    case TrainerOp::failed: w.str(m.value); break;
+    case TrainerOp::failed:
+    case TrainerOp::report: w.str(m.value); break;
     case TrainerOp::text:
       w.str(m.name);
       w.str(m.value);
@@ -105,8 +109,8 @@ bool decode_trainer_message(std::string_view bytes, TrainerMessage* out, std::st
     *why = "not a trainer message";
     return false;
   }
-  const bool known = (op >= uint8_t(TrainerOp::open) && op <= uint8_t(TrainerOp::text)) ||
-                     (op >= uint8_t(TrainerOp::snapshot) && op <= uint8_t(TrainerOp::failed));
+  const bool known = (op >= uint8_t(TrainerOp::open) && op <= uint8_t(TrainerOp::status)) ||
+                     (op >= uint8_t(TrainerOp::snapshot) && op <= uint8_t(TrainerOp::report));
   if (!known) {
     *why = "unknown message kind " + std::to_string(op);
     return false;
@@ -162,6 +166,7 @@ bool decode_trainer_message(std::string_view bytes, TrainerMessage* out, std::st
       break;
     }
     case TrainerOp::failed: ok = r.str(&m.value, kMaxValue); break;
+    case TrainerOp::report: ok = r.str(&m.value, kMaxReport); break;
     case TrainerOp::text: {
       data::TextCorpusKind kind;
       ok = r.str(&m.name, kMaxName) && data::parse_text_corpus_name(m.name, &kind) &&
@@ -231,6 +236,7 @@ void TrainerWorker::receive(std::string_view bytes) {
         return;
       }
       e.experiment->prepare();
+      e.experiment->set_farm(farm_);
       if (running_ == m.key) running_.clear();
     }
     e.generation = m.generation;
@@ -243,6 +249,17 @@ void TrainerWorker::receive(std::string_view bytes) {
     return;
   }
   Entry& e = it->second;
+  if (m.op == TrainerOp::status) {  // a question: changes nothing, not even the generation
+    TrainerMessage r;
+    r.op = TrainerOp::report;
+    r.key = m.key;
+    json::Value st = e.experiment->status();
+    st.set("running", running_ == m.key);
+    st.set("waiting", e.experiment->waiting());
+    r.value = json::write(st);
+    outbox_.push_back(encode_trainer_message(r));
+    return;
+  }
   e.generation = m.generation;
   switch (m.op) {
     case TrainerOp::run:
@@ -274,6 +291,7 @@ void TrainerWorker::receive(std::string_view bytes) {
       if (running_ == m.key) running_.clear();
       entries_.erase(it);
       break;
+
     default: break;
   }
 }
@@ -287,6 +305,7 @@ double TrainerWorker::tick(double now_ms, double budget_ms) {
   }
   Entry& e = it->second;
   const std::string key = running_;
+  if (speed_ != "slow" && e.experiment->waiting()) return -1.0;  // a step is out with helpers
   if (speed_ == "slow") {
     e.experiment->step_once();
   } else {
@@ -304,6 +323,24 @@ double TrainerWorker::tick(double now_ms, double budget_ms) {
 }
 
 std::vector<std::string> TrainerWorker::take_outbox() { return std::exchange(outbox_, {}); }
+
+void TrainerWorker::set_farm(ShareFarm* farm) {
+  for (auto& [key, e] : entries_) {
+    e.experiment->recall_shares();
+    e.experiment->set_farm(farm);
+  }
+  farm_ = farm;
+}
+
+bool TrainerWorker::receive_result(std::string_view bytes) {
+  for (auto& [key, e] : entries_) {
+    if (!e.experiment->receive_result(bytes)) continue;
+    // A step of a paused experiment came in after its pause: the page sees it.
+    if (key != running_ && !e.experiment->waiting()) snapshot(key, e);
+    return true;
+  }
+  return false;
+}
 
 Experiment* TrainerWorker::experiment(const std::string& key) {
   auto it = entries_.find(key);
@@ -408,6 +445,15 @@ void TrainerClient::close_all() {
   for (const std::string& key : keys) close(key);
 }
 
+void TrainerClient::close_where(const std::string& name, const std::string& value) {
+  std::vector<std::string> keys;
+  for (const auto& [key, e] : entries_) {
+    auto it = e.inputs.settings.find(name);
+    if (it != e.inputs.settings.end() && it->second == value) keys.push_back(key);
+  }
+  for (const std::string& key : keys) close(key);
+}
+
 void TrainerClient::reopen_all() {
   std::map<std::string, Entry> old = std::move(entries_);
   entries_.clear();
@@ -452,6 +498,7 @@ std::string TrainerClient::receive(std::string_view bytes) {
   switch (m.op) {
     case TrainerOp::pong: ++pongs_; return "";
     case TrainerOp::failed: failures_.push_back(m.key.empty() ? m.value : m.key + ": " + m.value); return "";
+    case TrainerOp::report: return "";  // for tests and tools that ask (the page never does)
     case TrainerOp::snapshot: break;
     default: ++rejected_; return "";  // a page-to-worker message coming back
   }

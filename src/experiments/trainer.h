@@ -10,6 +10,10 @@
 //   view setting or matrix edit ----------->    applies it to its copy (a distance change restarts it)
 //                                 <---------    snapshot: key, generation, running, state bytes
 //
+// The worker may have helpers (shares.h): other workers that compute shares of
+// the language models' steps. The worker stays the one that holds every
+// experiment and takes every step; the page never sees the helpers' messages.
+//
 // The page holds its own copy of each experiment, built from the same demo and
 // inputs, that never trains: it reads the worker's snapshots
 // (Experiment::read_state) and draws from them, and it answers the learner's
@@ -66,10 +70,12 @@ enum class TrainerOp : uint8_t {
   ping,       // (no key): the worker answers pong; the page's heartbeat
   text,       // (no key) name, value: a corpus the page fetched (data::provide_corpus):
               // its name ("tang_poems", ...) and its bytes; sent before the step opens
+  status,     // key: the worker answers report with the experiment's status (tests, the bench)
   // worker -> page
   snapshot = 32,  // key, generation, running, done, state
   pong,           // answers ping
   failed,         // key (may be empty), why: the experiment or the worker failed
+  report,         // key, value: the experiment's status as JSON text (Experiment::status)
 };
 
 struct TrainerMessage {
@@ -103,6 +109,14 @@ class TrainerWorker {
   // The messages for the page, oldest first.
   std::vector<std::string> take_outbox();
 
+  // Helpers for the language models' steps (shares.h), or none (null). A change
+  // takes effect between steps: the shares still out with the old helpers are
+  // computed here first.
+  void set_farm(ShareFarm* farm);
+  // A helper's result. False when no experiment waits for it (a closed step's,
+  // or malformed); then nothing changes.
+  bool receive_result(std::string_view bytes);
+
   Experiment* experiment(const std::string& key);  // tests
 
  private:
@@ -118,6 +132,7 @@ class TrainerWorker {
   std::string running_;  // the key that trains ("" when none)
   std::string speed_ = "normal";
   std::vector<std::string> outbox_;
+  ShareFarm* farm_ = nullptr;
 };
 
 // ---------------------------------------------------------------- 3 the page's end
@@ -144,6 +159,9 @@ class TrainerClient {
   bool set_view_matrix(const std::string& key, const std::string& name, const Mat& m);
   void close(const std::string& key);
   void close_all();
+  // Closes every experiment whose setting `name` is `value` (those that read the
+  // learner's own text, when it changes).
+  void close_where(const std::string& name, const std::string& value);
   // Every experiment starts again (a new worker after the old one failed; the
   // corpora it was given are sent to it first).
   void reopen_all();

@@ -31,7 +31,8 @@ int TrainingExperiment::advance(double budget_ms) {
   int steps = 0;
   run_units(budget_ms, [&] {
     if (evaluating_) evaluate_chunk();
-    else if (steps_ < budget_) steps += train_one();
+    else if (waiting()) return false;  // a step is out with helpers: nothing to do until it is in
+    else if (steps_ < budget_) steps += farmed() && next_track_ == 0 ? start_round() : train_one();
     else return false;
     return true;
   });
@@ -42,6 +43,7 @@ int TrainingExperiment::advance(double budget_ms) {
 void TrainingExperiment::step_once() {
   const double t0 = clock_ms();
   prepare();
+  recall_shares();  // a step out with helpers finishes here first
   while (evaluating_) evaluate_chunk();
   if (steps_ < budget_) train_round();  // completes a round a paused frame left half done
   while (evaluating_) evaluate_chunk();
@@ -122,6 +124,9 @@ void TrainingExperiment::restart(const train::RunDesc& base) {
   }
   steps_ = 0;
   next_track_ = 0;
+  for (auto& jobs : round_.jobs) jobs.clear();  // results still out for the old models are refused
+  for (auto& batch : round_.batches) batch.clear();
+  round_.outstanding = 0;
   prepared_ = evaluating_ = false;
   eval_pos_ = 0;
   eval_x_.clear();
@@ -138,7 +143,15 @@ int TrainingExperiment::train_one() {
   Track& t = tracks_[size_t(next_track_)];
   const double t0 = clock_ms();
   const float loss = t.run->step();
-  t.train_ms += clock_ms() - t0;
+  record_step(t, loss, clock_ms() - t0);
+  if (++next_track_ < int(tracks_.size())) return 0;
+  next_track_ = 0;
+  end_round();
+  return 1;
+}
+
+void TrainingExperiment::record_step(Track& t, float loss, double ms) {
+  t.train_ms += ms;
   t.steps = t.run->steps();
   t.epoch = t.run->epoch();
   t.window_sum += double(loss);
@@ -147,15 +160,160 @@ int TrainingExperiment::train_one() {
     t.window_sum = 0.0;
     t.window_count = 0;
   }
-  if (++next_track_ < int(tracks_.size())) return 0;
-  next_track_ = 0;
+}
+
+void TrainingExperiment::end_round() {
   if (tracks_[0].loss_curve.size() > loss_x_.size()) loss_x_.push_back(float(steps_ + 1 - window_));
   ++steps_;
   if (steps_ % eval_every_ == 0 || steps_ == budget_) {
     evaluating_ = true;
     eval_pos_ = 0;
   }
+}
+
+// ---------------------------------------------------------------- 1b rounds with helpers
+bool TrainingExperiment::farmed() const {
+  if (!farm_ || farm_->helpers() <= 0) return false;
+  for (const Track& t : tracks_)
+    if (t.run && t.run->steps_in_shares()) return true;
+  return false;
+}
+
+int TrainingExperiment::start_round() {
+  // The round's buffers are kept from round to round (a share of the language
+  // model's gradient is over a megabyte): only their contents change.
+  round_.started_ms = clock_ms();
+  round_.outstanding = 0;
+  const int T = int(tracks_.size()), W = farm_->helpers() + 1;
+  round_.batches.resize(size_t(T));
+  round_.shares.resize(size_t(T));
+  round_.jobs.resize(size_t(T));
+  for (int t = 0; t < T; ++t) {
+    round_.batches[size_t(t)].clear();
+    round_.jobs[size_t(t)].clear();
+  }
+  std::vector<size_t> used(size_t(T), 0);  // shares of each track this round
+  // The tracks that step in shares, and the workers each gets (worker 0 is this
+  // one): with as many tracks as workers or more, one worker each, in turn;
+  // with fewer, each track a group of them, its batch split among the group.
+  std::vector<int> shared;
+  for (int t = 0; t < T; ++t)
+    if (tracks_[size_t(t)].run->steps_in_shares()) shared.push_back(t);
+  const int S = int(shared.size());
+  std::vector<std::vector<int>> workers;
+  workers.resize(size_t(S));
+  for (int i = 0, next = 0; i < S; ++i) {
+    if (S >= W) {
+      workers[size_t(i)] = {i % W};
+      continue;
+    }
+    const int group = W / S + (i < W % S ? 1 : 0);
+    for (int k = 0; k < group; ++k) workers[size_t(i)].push_back(next++);
+  }
+  // The helpers' jobs first, so that they work while this worker computes.
+  std::vector<std::pair<int, size_t>> here;  // (track, share) computed by this worker
+  for (int i = 0; i < S; ++i) {
+    const int t = shared[size_t(i)];
+    train::TrainRun& run = *tracks_[size_t(t)].run;
+    std::vector<int>& batch = round_.batches[size_t(t)] = run.begin_shared_step();
+    const std::vector<int> bounds = train::split_batch(int(batch.size()), int(workers[size_t(i)].size()));
+    std::vector<const data::TextWindow*> windows;  // the batch's, for the helpers' jobs
+    for (size_t k = 0; k + 1 < bounds.size(); ++k) {
+      if (bounds[k] == bounds[k + 1]) continue;  // more workers than examples
+      std::vector<train::GradientShare>& shares = round_.shares[size_t(t)];
+      if (shares.size() <= used[size_t(t)]) shares.emplace_back();
+      train::GradientShare& sh = shares[used[size_t(t)]++];
+      sh.batch = int(batch.size());
+      sh.begin = bounds[k];
+      sh.end = bounds[k + 1];
+      const int worker = workers[size_t(i)][k];
+      if (worker == 0) {
+        round_.jobs[size_t(t)].push_back(0);
+        here.emplace_back(t, used[size_t(t)] - 1);
+        continue;
+      }
+      if (windows.empty())
+        for (int e : batch) windows.push_back(&run.text_train()[size_t(e)]);
+      const uint64_t id = farm_->take_id();
+      round_.jobs[size_t(t)].push_back(id);
+      ++round_.outstanding;
+      farm_->post(worker - 1, encode_share_job(id, run.char_lm()->desc(), run.params(), windows, bounds[k], bounds[k + 1]));
+    }
+  }
+  for (int t = 0; t < T; ++t) round_.shares[size_t(t)].resize(used[size_t(t)]);
+  // The tracks that do not step in shares, then this worker's own shares.
+  for (int t = 0; t < T; ++t) {
+    Track& track = tracks_[size_t(t)];
+    if (track.run->steps_in_shares()) continue;
+    const double t0 = clock_ms();
+    record_step(track, track.run->step(), clock_ms() - t0);
+  }
+  for (const auto& [t, k] : here) {
+    train::GradientShare& sh = round_.shares[size_t(t)][k];
+    tracks_[size_t(t)].run->compute_share(round_.batches[size_t(t)], sh.begin, sh.end, sh);
+  }
+  if (round_.outstanding > 0) return 0;
+  finish_round();
   return 1;
+}
+
+bool TrainingExperiment::receive_result(std::string_view bytes) {
+  uint64_t id = 0;
+  if (round_.outstanding == 0 || !peek_share_result_id(bytes, &id) || id == 0) return false;
+  for (size_t t = 0; t < round_.jobs.size(); ++t)
+    for (size_t k = 0; k < round_.jobs[t].size(); ++k) {
+      if (round_.jobs[t][k] != id) continue;
+      train::TrainRun& run = *tracks_[t].run;
+      train::GradientShare& sh = round_.shares[t][k];
+      // Read into the share's own buffers (kept from round to round).
+      ShareResult res;
+      res.share = std::move(sh);
+      std::string why;
+      const int batch = res.share.batch, begin = res.share.begin, end = res.share.end;
+      const size_t size = train::gradient_layout(run.params()).size;
+      const bool read = decode_share_result(bytes, size, &res, &why);
+      sh = std::move(res.share);
+      if (!read) {  // malformed: refused, the share still out
+        sh.batch = batch, sh.begin = begin, sh.end = end;
+        return false;
+      }
+      if (!res.error.empty() || sh.batch != batch || sh.begin != begin || sh.end != end) {
+        // The helper could not do it: this worker does (the same bits).
+        run.compute_share(round_.batches[t], begin, end, sh);
+      }
+      round_.jobs[t][k] = 0;
+      if (--round_.outstanding == 0) finish_round();
+      return true;
+    }
+  return false;
+}
+
+void TrainingExperiment::recall_shares() {
+  if (round_.outstanding == 0) return;
+  for (size_t t = 0; t < round_.jobs.size(); ++t)
+    for (size_t k = 0; k < round_.jobs[t].size(); ++k) {
+      if (round_.jobs[t][k] == 0) continue;
+      train::GradientShare& sh = round_.shares[t][k];
+      tracks_[t].run->compute_share(round_.batches[t], sh.begin, sh.end, sh);
+      round_.jobs[t][k] = 0;
+    }
+  round_.outstanding = 0;
+  finish_round();
+}
+
+void TrainingExperiment::finish_round() {
+  const double now = clock_ms();
+  for (size_t t = 0; t < tracks_.size(); ++t) {
+    if (round_.batches[t].empty()) continue;
+    std::vector<train::GradientShare*> parts;
+    for (train::GradientShare& sh : round_.shares[t]) parts.push_back(&sh);
+    Track& track = tracks_[t];
+    const float loss = track.run->finish_shared_step(round_.batches[t], parts);
+    record_step(track, loss, now - round_.started_ms);
+    round_.batches[t].clear();
+  }
+  round_.outstanding = 0;
+  end_round();
 }
 
 int TrainingExperiment::train_round() {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "experiments/kit.h"
+#include "experiments/shares.h"
 
 namespace attn::experiment_impl {
 
@@ -46,6 +47,10 @@ class TrainingExperiment : public Experiment {
   DemoOutputs view() const override;
   void write_state(ByteWriter& w) const override;
   bool read_state(ByteReader& r) override;
+  void set_farm(ShareFarm* farm) override { farm_ = farm; }
+  bool receive_result(std::string_view bytes) override;
+  bool waiting() const override { return round_.outstanding > 0; }
+  void recall_shares() override;
  protected:
   static train::RunDesc seeded(const DemoInputs& in) {
     train::RunDesc d;
@@ -96,6 +101,26 @@ class TrainingExperiment : public Experiment {
   // step (so one frame never has to hold the steps of all models at once).
   // Returns 1 when a round completed.
   int train_one();
+  // A track's step is done: its time, steps, epoch and loss window.
+  void record_step(Track& t, float loss, double ms);
+  // Every track has taken its step: the loss curve's x, the step count, and an
+  // evaluation when one is due.
+  void end_round();
+  // A round with helpers (shares.h): every language model's batch is split among
+  // the workers (the tracks spread over them when there are several), the
+  // helpers' jobs posted, then this worker's own shares and the other tracks'
+  // steps done here. Returns 1 when the round finished at once (nothing went out).
+  bool farmed() const;
+  int start_round();
+  // Every share is in: the updates, then end_round().
+  void finish_round();
+  struct Round {
+    double started_ms = 0.0;
+    std::vector<std::vector<int>> batches;                  // per track (empty: not in shares)
+    std::vector<std::vector<train::GradientShare>> shares;  // per track, in batch order
+    std::vector<std::vector<uint64_t>> jobs;                // per share: the job out for it (0: here or in)
+    int outstanding = 0;
+  };
   // Steps until the round in progress is complete.
   int train_round();
   // The largest held-out split of the tracks (0 before prepare()).
@@ -118,6 +143,8 @@ class TrainingExperiment : public Experiment {
   int example_ = 0;
   double work_ms_ = 0.0;
   std::vector<float> eval_x_, loss_x_;
+  ShareFarm* farm_ = nullptr;
+  Round round_;
 };
 
 }  // namespace attn::experiment_impl

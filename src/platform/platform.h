@@ -2,6 +2,7 @@
 // Everything above this line (app, ui) sees an ImGui context and a frame callback.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -34,11 +35,15 @@ using FrameFn = bool (*)(void* user);
 void run(FrameFn frame, void* user);
 
 // More glyphs for Chinese text, from a font file's bytes (OpenType/TrueType):
-// every character of the CJK blocks the font has is merged into the atlas,
-// which is built again before the next frame; glyphs already there are kept.
-// (The Tang poems' characters, fetched with the poems.) False for bytes that
-// are not a font.
-bool add_glyphs(std::string font_bytes);
+// every character of the CJK blocks the font has (or, when `only` is given,
+// only the characters of that UTF-8 text) is merged into the atlas, which is
+// built again before the next frame; glyphs already there are kept. (The Tang
+// poems' characters, fetched with the poems; the common characters a learner's
+// own text needs.) False for bytes that are not a font.
+bool add_glyphs(std::string font_bytes, std::string only = "");
+// Whether the atlas can draw code point `c` now (the UI font, the Chinese
+// subset and the glyphs added so far; nothing above U+FFFF).
+bool can_draw(uint32_t c);
 
 // Keys the lab binds directly. Presses are counted from the platform's events, so
 // a tap shorter than one frame is never lost (ImGui 1.86 can miss those; for the
@@ -113,12 +118,31 @@ FetchState fetch_state(const std::string& name, std::string* out);
 // no shared memory, no cross-origin isolation), a thread natively. Messages are
 // the protocol's bytes, both ways. The platform moves them; the app says what
 // the worker does with them.
+//
+// More workers: the training worker stays the one that holds the experiments;
+// the others are its helpers (experiments/shares.h), each computing shares of
+// the language models' steps. In the page each is a plain Web Worker of the same
+// module, joined to the training worker by a MessageChannel the page hands them
+// both; natively each is a thread. The losses have the same bits for any count.
 struct TrainerWorkerFns {
   std::function<void(std::string_view message)> receive;
   // Works a slice; returns how long to wait (< 0: until a message, 0: none).
   std::function<double(double now_ms)> tick;
   std::function<std::vector<std::string>()> take_outbox;
+  // The training worker's helpers: how many it has now; its jobs for them, as
+  // (helper, bytes); a helper's result.
+  std::function<void(int helpers)> set_helpers;
+  std::function<std::vector<std::pair<int, std::string>>()> take_jobs;
+  // The transport's way to send a job the moment it is made (so that a helper
+  // works while the training worker computes its own share); without it, jobs
+  // wait for take_jobs after the slice.
+  std::function<void(std::function<void(int helper, std::string job)> send)> set_job_sender;
+  std::function<void(std::string_view result)> receive_result;
+  // In a helper: a job, answered with its result.
+  std::function<std::string(std::string_view job)> compute_job;
 };
+// Workers the learner can pick: 1 (the training worker alone) to this many.
+constexpr int kMaxTrainerWorkers = 8;
 class TrainerLink {
  public:
   virtual ~TrainerLink() = default;
@@ -130,10 +154,20 @@ class TrainerLink {
   virtual std::string failure() const = 0;
   // False until the worker has loaded and can answer.
   virtual bool ready() const = 0;
+  // How many workers train (1 .. kMaxTrainerWorkers): the training worker and
+  // its helpers. A change starts or stops helpers; the training goes on.
+  virtual void set_workers(int workers) = 0;
+  virtual int workers() const = 0;
 };
+// The cores the machine reports (in the page, navigator.hardwareConcurrency), and
+// the workers the lab starts with: one fewer than the cores (the page draws on
+// one), at least 1 and at most kMaxTrainerWorkers.
+int cores();
+int suggested_workers();
 // Starts the worker: natively a thread that calls make_worker() and then serves
-// it; in the page a Web Worker loading trainer-worker.js (make_worker unused).
-std::unique_ptr<TrainerLink> start_trainer(std::function<TrainerWorkerFns()> make_worker);
+// it, with workers - 1 helper threads; in the page Web Workers loading
+// trainer-worker.js (make_worker unused).
+std::unique_ptr<TrainerLink> start_trainer(std::function<TrainerWorkerFns()> make_worker, int workers);
 // The worker module's side in the page: exports trainer_receive and
 // trainer_tick to trainer-worker.js and posts the outbox back (web only).
 void serve_trainer(TrainerWorkerFns fns);

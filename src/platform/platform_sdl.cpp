@@ -34,8 +34,12 @@ int g_presses[int(Key::count)] = {};  // indexed by Key, counted per frame
 bool g_touch = false;  // the last pointer event came from a finger
 std::vector<SDL_Event> g_held_releases;  // key releases delivered to ImGui next frame
 float g_font_ratio = 0.0f;  // pixel ratio the fonts were last rasterised for
-// Fonts added after start (add_glyphs): their bytes, kept for every rebuild.
-std::vector<std::unique_ptr<std::string>> g_extra_fonts;
+// Fonts added after start (add_glyphs): their bytes, kept for every rebuild, and
+// the characters to take from each ("" for every CJK character it has).
+struct ExtraFont {
+  std::string bytes, only;
+};
+std::vector<std::unique_ptr<ExtraFont>> g_extra_fonts;
 const auto g_start = std::chrono::steady_clock::now();
 // Drawing only what changed (see draw_if_changed): the last frame drawn, as bytes,
 // and how many frames were drawn.
@@ -91,11 +95,22 @@ void build_fonts(float ratio) {
     // Fonts added later: every character of the CJK blocks they hold (a
     // character the font lacks is skipped; one already in the atlas is kept).
     static const ImWchar kCjkRanges[] = {0x3000, 0x30FF, 0x3400, 0x4DBF, 0x4E00, 0x9FFF, 0xFF00, 0xFFEF, 0};
-    for (const auto& bytes : g_extra_fonts) {
+    static std::vector<ImVector<ImWchar>> only_ranges;
+    only_ranges.clear();
+    only_ranges.reserve(g_extra_fonts.size());
+    for (const auto& f : g_extra_fonts) {
       ImFontConfig extra = cfg;
       extra.FontDataOwnedByAtlas = false;  // the bytes stay in g_extra_fonts
-      io.Fonts->AddFontFromMemoryTTF(bytes->data(), int(bytes->size()), g_desc.font_size * kCjkScale * ratio, &extra,
-                                     kCjkRanges);
+      const ImWchar* ranges = kCjkRanges;
+      if (!f->only.empty()) {
+        ImFontGlyphRangesBuilder b;
+        b.AddText(f->only.c_str());
+        only_ranges.emplace_back();
+        b.BuildRanges(&only_ranges.back());
+        ranges = only_ranges.back().Data;
+      }
+      io.Fonts->AddFontFromMemoryTTF(f->bytes.data(), int(f->bytes.size()), g_desc.font_size * kCjkScale * ratio, &extra,
+                                     ranges);
     }
   }
   // The code font last, as a font of its own (the merges above went into the first).
@@ -114,15 +129,22 @@ void build_fonts(float ratio) {
 
 }  // namespace
 
-bool add_glyphs(std::string font_bytes) {
+bool add_glyphs(std::string font_bytes, std::string only) {
   // An OpenType (CFF: "OTTO") or TrueType (0x00010000, "true") file, checked by
   // its first four bytes before ImGui's rasteriser reads it.
-  if (font_bytes.size() < 12 || font_bytes.size() > (size_t(16) << 20)) return false;
+  if (font_bytes.size() < 12 || font_bytes.size() > (size_t(16) << 20) || only.size() > (size_t(4) << 20)) return false;
   const std::string tag = font_bytes.substr(0, 4);
   if (tag != "OTTO" && tag != std::string("\0\1\0\0", 4) && tag != "true") return false;
-  g_extra_fonts.push_back(std::make_unique<std::string>(std::move(font_bytes)));
+  g_extra_fonts.push_back(std::make_unique<ExtraFont>(ExtraFont{std::move(font_bytes), std::move(only)}));
   g_font_ratio = -1.0f;  // built again before the next frame
   return true;
+}
+
+bool can_draw(uint32_t c) {
+  if (c > 0xFFFF || !ImGui::GetCurrentContext()) return false;
+  const ImFontAtlas* atlas = ImGui::GetIO().Fonts;
+  if (atlas->Fonts.empty()) return false;
+  return atlas->Fonts[0]->FindGlyphNoFallback(ImWchar(c)) != nullptr;
 }
 
 namespace {

@@ -17,9 +17,13 @@
 #include <cstdlib>
 
 // ---------------------------------------------------------------- the page's side
-EM_JS(void, lab_trainer_start, (), {
+// Module.labTrainer: the training worker and its helpers. Each helper gets one
+// end of a MessageChannel, the training worker the other ends (trainer-worker.js);
+// a new count makes new helpers and hands the training worker their ports (the
+// old helpers stop; the shares they had out are computed by the training worker).
+EM_JS(void, lab_trainer_start, (int workers), {
   if (Module.labTrainer) return;
-  const t = Module.labTrainer = { inbox: [], failure: "", ready: false, worker: null };
+  const t = Module.labTrainer = { inbox: [], failure: "", ready: false, worker: null, helpers: [], workers: 1 };
   const kMaxMessage = 64 * 1024 * 1024;
   const fail = (why) => { if (!t.failure) t.failure = String(why).slice(0, 300) || "unknown error"; };
   try {
@@ -39,11 +43,52 @@ EM_JS(void, lab_trainer_start, (), {
   } catch (e) {
     fail("the training worker could not start: " + (e && e.message ? e.message : e));
   }
+  // Helpers, and a new set of them when one fails (the training worker does their
+  // shares meanwhile; after three failures the lab trains on one worker).
+  t.setWorkers = (n) => {
+    n = Math.max(1, Math.min(8, n | 0));
+    for (const h of t.helpers) h.terminate();
+    t.helpers = [];
+    t.workers = n;
+    if (!t.worker || t.failure) return;
+    const ports = [];
+    for (let i = 1; i < n; i++) {
+      try {
+        const h = new Worker("trainer-worker.js");
+        const ch = new MessageChannel();
+        h.postMessage({ type: "helper", port: ch.port2 }, [ch.port2]);
+        h.onerror = (e) => {
+          if (e) e.preventDefault();
+          t.helperFailures = (t.helperFailures || 0) + 1;
+          if (t.helpers.indexOf(h) >= 0) t.setWorkers(t.helperFailures >= 3 ? 1 : t.workers);
+        };
+        t.helpers.push(h);
+        ports.push(ch.port1);
+      } catch (e) {
+        break;  // fewer helpers than asked: the training worker uses those it has
+      }
+    }
+    t.worker.postMessage({ type: "helpers", ports }, ports);
+  };
+  t.setWorkers(workers);
 });
 EM_JS(void, lab_trainer_stop, (), {
   const t = Module.labTrainer;
   if (t && t.worker) t.worker.terminate();
+  if (t) for (const h of t.helpers) h.terminate();
   Module.labTrainer = null;
+});
+EM_JS(void, lab_trainer_set_workers, (int n), {
+  const t = Module.labTrainer;
+  if (t && t.setWorkers) t.setWorkers(n);
+});
+EM_JS(int, lab_trainer_workers, (), {
+  const t = Module.labTrainer;
+  return t ? 1 + t.helpers.length : 1;
+});
+EM_JS(int, lab_cores, (), {
+  const n = typeof navigator !== "undefined" ? Number(navigator.hardwareConcurrency) : 1;
+  return Number.isFinite(n) && n >= 1 ? Math.min(256, Math.floor(n)) : 1;
 });
 EM_JS(void, lab_trainer_post, (const char* p, int n), {
   const t = Module.labTrainer;
@@ -68,7 +113,7 @@ namespace platform {
 namespace {
 class WorkerLink : public TrainerLink {
  public:
-  WorkerLink() { lab_trainer_start(); }
+  explicit WorkerLink(int workers) { lab_trainer_start(workers); }
   ~WorkerLink() override { lab_trainer_stop(); }
   void post(std::string message) override { lab_trainer_post(message.data(), int(message.size())); }
   std::vector<std::string> receive() override {
@@ -87,10 +132,16 @@ class WorkerLink : public TrainerLink {
     return s;
   }
   bool ready() const override { return lab_trainer_ready() == 1; }
+  void set_workers(int workers) override { lab_trainer_set_workers(workers); }
+  int workers() const override { return lab_trainer_workers(); }
 };
 }  // namespace
 
-std::unique_ptr<TrainerLink> start_trainer(std::function<TrainerWorkerFns()>) { return std::make_unique<WorkerLink>(); }
+int cores() { return lab_cores(); }
+
+std::unique_ptr<TrainerLink> start_trainer(std::function<TrainerWorkerFns()>, int workers) {
+  return std::make_unique<WorkerLink>(workers);
+}
 }  // namespace platform
 
 #else
@@ -103,11 +154,59 @@ std::unique_ptr<TrainerLink> start_trainer(std::function<TrainerWorkerFns()>) { 
 
 namespace platform {
 namespace {
+// A helper thread (platform.h): takes jobs from its queue, computes each with a
+// worker of its own, and hands the results to `done`.
+class HelperThread {
+ public:
+  HelperThread(std::function<TrainerWorkerFns()> make, std::function<void(std::string)> done)
+      : make_(std::move(make)), done_(std::move(done)), thread_([this] { loop(); }) {}
+  ~HelperThread() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      quit_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+  }
+  void post(std::string job) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      jobs_.push_back(std::move(job));
+    }
+    cv_.notify_one();
+  }
+
+ private:
+  void loop() {
+    TrainerWorkerFns fns = make_();
+    for (;;) {
+      std::string job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return quit_ || !jobs_.empty(); });
+        if (quit_) return;
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      done_(fns.compute_job(job));
+    }
+  }
+
+  std::function<TrainerWorkerFns()> make_;
+  std::function<void(std::string)> done_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::string> jobs_;
+  bool quit_ = false;
+  std::thread thread_;  // last: started once everything it uses exists
+};
+
 // A thread that serves the worker the app made, waiting on its inbox while
-// nothing runs (or for the pause of the slow speed).
+// nothing runs (or for the pause of the slow speed), with helper threads.
 class ThreadLink : public TrainerLink {
  public:
-  explicit ThreadLink(std::function<TrainerWorkerFns()> make) : make_(std::move(make)), thread_([this] { loop(); }) {}
+  ThreadLink(std::function<TrainerWorkerFns()> make, int workers)
+      : make_(std::move(make)), wanted_(workers), thread_([this] { loop(); }) {}
   ~ThreadLink() override {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -134,24 +233,61 @@ class ThreadLink : public TrainerLink {
     return failure_;
   }
   bool ready() const override { return true; }
+  void set_workers(int workers) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      wanted_ = workers;
+    }
+    cv_.notify_one();
+  }
+  int workers() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return wanted_ < 1 ? 1 : wanted_ > kMaxTrainerWorkers ? kMaxTrainerWorkers : wanted_;
+  }
 
  private:
   void loop() {
     try {
       TrainerWorkerFns worker = make_();
+      std::vector<std::unique_ptr<HelperThread>> helpers;
+      if (worker.set_job_sender)  // a job leaves the moment it is made
+        worker.set_job_sender([&helpers](int h, std::string job) {
+          if (h >= 0 && size_t(h) < helpers.size()) helpers[size_t(h)]->post(std::move(job));
+        });
+      int have = -1;  // helpers + 1 the worker was told of
       double wait = -1.0;
       for (;;) {
-        std::deque<std::string> in;
+        std::deque<std::string> in, results;
+        int want = 1;
         {
           std::unique_lock<std::mutex> lock(mu_);
-          auto woken = [this] { return quit_ || !inbox_.empty(); };
+          auto woken = [&] { return quit_ || !inbox_.empty() || !results_.empty() || workers_changed(have); };
           if (wait < 0.0) cv_.wait(lock, woken);
           else if (wait > 0.0) cv_.wait_for(lock, std::chrono::duration<double, std::milli>(wait), woken);
           if (quit_) return;
           in.swap(inbox_);
+          results.swap(results_);
+          want = wanted_ < 1 ? 1 : wanted_ > kMaxTrainerWorkers ? kMaxTrainerWorkers : wanted_;
+        }
+        if (want != have) {  // the old helpers stop first; their shares are done here
+          helpers.clear();
+          worker.set_helpers(want - 1);
+          for (int h = 1; h < want; ++h)
+            helpers.push_back(std::make_unique<HelperThread>(make_, [this](std::string r) {
+              {
+                std::lock_guard<std::mutex> lock(mu_);
+                results_.push_back(std::move(r));
+              }
+              cv_.notify_one();
+            }));
+          have = want;
+          results.clear();  // answers from helpers that are gone
         }
         for (const std::string& m : in) worker.receive(m);
+        for (const std::string& r : results) worker.receive_result(r);
         wait = worker.tick(now_ms());
+        for (auto& [h, job] : worker.take_jobs())
+          if (h >= 0 && size_t(h) < helpers.size()) helpers[size_t(h)]->post(std::move(job));
         std::vector<std::string> out = worker.take_outbox();
         std::lock_guard<std::mutex> lock(mu_);
         for (std::string& m : out) outbox_.push_back(std::move(m));
@@ -161,19 +297,33 @@ class ThreadLink : public TrainerLink {
       failure_ = std::string("the training thread stopped: ") + e.what();
     }
   }
+  bool workers_changed(int have) const { return have != (wanted_ < 1 ? 1 : wanted_ > kMaxTrainerWorkers ? kMaxTrainerWorkers : wanted_); }
 
   std::function<TrainerWorkerFns()> make_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::string> inbox_, outbox_;
+  std::deque<std::string> inbox_, outbox_, results_;
   std::string failure_;
+  int wanted_ = 1;
   bool quit_ = false;
   std::thread thread_;  // last: started once everything it uses exists
 };
 }  // namespace
 
-std::unique_ptr<TrainerLink> start_trainer(std::function<TrainerWorkerFns()> make_worker) {
-  return std::make_unique<ThreadLink>(std::move(make_worker));
+int cores() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n >= 1 ? int(n) : 1;
+}
+
+std::unique_ptr<TrainerLink> start_trainer(std::function<TrainerWorkerFns()> make_worker, int workers) {
+  return std::make_unique<ThreadLink>(std::move(make_worker), workers);
 }
 }  // namespace platform
 #endif
+
+namespace platform {
+int suggested_workers() {
+  const int n = cores() - 1;
+  return n < 1 ? 1 : n > kMaxTrainerWorkers ? kMaxTrainerWorkers : n;
+}
+}  // namespace platform

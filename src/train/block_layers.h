@@ -50,6 +50,10 @@ void layer_norm_forward(const LayerNorm& ln, const Mat& X, LayerNormTrace& tr);
 //   dX = inv_std * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))   per row
 // (mean and inv_std depend on every entry of the row, hence the two means).
 void layer_norm_backward(LayerNorm& ln, const LayerNormTrace& tr, const Mat& dOut, Mat& dX);
+// The same for rows [begin, end) only, adding their gamma and beta gradients
+// into dgamma and dbeta (d each) and writing those rows of dX (already (n, d)).
+void layer_norm_backward_rows(const LayerNorm& ln, const LayerNormTrace& tr, const Mat& dOut, int begin, int end,
+                              float* dgamma, float* dbeta, Mat& dX);
 
 // ---------------------------------------------------------------- 2 GELU
 // out = GELU(pre), and s = sigmoid(2 u), which the backward pass reuses. All (n, m).

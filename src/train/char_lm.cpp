@@ -6,6 +6,7 @@
 #include "train/char_lm.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "train/fmath.h"
@@ -49,20 +50,6 @@ void CharLm::collect(ParamList& p) {
 }
 
 // ---------------------------------------------------------------- 2 forward
-struct CharLm::Trace {
-  struct BlockTrace {
-    LayerNormTrace ln1, ln2;
-    SelfAttentionTrace attention;
-    FeedForwardTrace ffn;
-  };
-  std::vector<int> inputs;         // tokens[0..n-1]
-  Mat X0;                          // (n, d) embeddings + positions
-  std::vector<Mat> mid, out;       // per block: X after attention, after the FFN (n, d)
-  std::vector<BlockTrace> blocks;
-  LayerNormTrace final_norm;
-  Mat logits;                      // (n, V)
-};
-
 CharLmEdits scale_head(int layers, int layer, int head, int heads, float scale) {
   CharLmEdits e(size_t(std::max(0, layers)));
   if (layer >= 0 && layer < layers && head >= 0 && head < heads) {
@@ -72,44 +59,31 @@ CharLmEdits scale_head(int layers, int layer, int head, int heads, float scale) 
   return e;
 }
 
-void CharLm::forward(const std::vector<int>& tokens, Trace& tr, const CharLmEdits* edits) const {
+void CharLm::forward(CharLmWorkspace& ws, const CharLmEdits* edits) const {
   const size_t L = blocks_.size();
   const int d = desc_.d_model;
-  tr.inputs = tokens;
-  if (int(tr.inputs.size()) > desc_.context) tr.inputs.erase(tr.inputs.begin(), tr.inputs.end() - desc_.context);
-  const int n = int(tr.inputs.size());
-  embed_.forward(tr.inputs, tr.X0);
-  for (int i = 0; i < n; ++i) axpy(1.0f, &pos_.value(i, 0), &tr.X0(i, 0), d);
-  tr.mid.assign(L, Mat());
-  tr.out.assign(L, Mat());
-  tr.blocks.assign(L, Trace::BlockTrace());
-  const Mat* X = &tr.X0;
+  embed_.forward(ws.inputs, ws.X0);
+  for (int s = 0; s < ws.rows.count(); ++s)  // + the position of each row in its own sequence
+    for (int j = 0; j < ws.rows.length(s); ++j) axpy(1.0f, &pos_.value(j, 0), &ws.X0(ws.rows.begin(s) + j, 0), d);
+  ws.blocks.resize(L);
+  const Mat* X = &ws.X0;
   for (size_t l = 0; l < L; ++l) {
     const Block& b = blocks_[l];
-    Trace::BlockTrace& bt = tr.blocks[l];
+    CharLmWorkspace::Block& bt = ws.blocks[l];
     layer_norm_forward(b.ln1, *X, bt.ln1);
     const AttentionEdits* e = edits && l < edits->size() ? &(*edits)[l] : nullptr;
-    self_attention_forward(b.attention, bt.ln1.out, bt.attention, e);
-    tr.mid[l] = *X + bt.attention.out;  // the residual: X + MHA(LN1(X))
-    layer_norm_forward(b.ln2, tr.mid[l], bt.ln2);
-    feed_forward_forward(b.ffn, bt.ln2.out, bt.ffn);
-    tr.out[l] = tr.mid[l] + bt.ffn.out;  // X + FFN(LN2(X))
-    X = &tr.out[l];
+    causal_attention_forward_rows(b.attention, bt.ln1.out, ws.rows, bt.attention, ws.scratch, e);
+    bt.mid = *X + bt.attention.out;  // the residual: X + MHA(LN1(X))
+    layer_norm_forward(b.ln2, bt.mid, bt.ln2);
+    feed_forward_forward_rows(b.ffn, bt.ln2.out, bt.ffn);
+    bt.out = bt.mid + bt.ffn.out;  // X + FFN(LN2(X))
+    X = &bt.out;
   }
-  layer_norm_forward(final_norm_, *X, tr.final_norm);
-  unembed_.forward(tr.final_norm.out, tr.logits);
+  layer_norm_forward(final_norm_, *X, ws.final_norm);
+  dense_forward_rows(unembed_, ws.final_norm.out, ws.logits);
 }
 
-double CharLm::window_loss(const Mat& logits, const int* targets, float scale, Mat* dlogits) {
-  const int n = int(logits.rows()), V = int(logits.cols());
-  if (dlogits) dlogits->setZero(n, V);
-  double total = 0.0;
-  for (int i = 0; i < n; ++i)
-    total += softmax_cross_entropy_row(&logits(i, 0), V, targets[i], dlogits ? &(*dlogits)(i, 0) : nullptr, scale);
-  return total;
-}
-
-// ---------------------------------------------------------------- 3 backward
+// ---------------------------------------------------------------- 3 backward: a share of a batch
 int CharLm::batch_units(const Set& set, const std::vector<int>& batch) const {
   int units = 0;
   for (int i : batch) units += std::max(0, std::min(int(set[size_t(i)].tokens.size()) - 1, desc_.context));
@@ -117,77 +91,206 @@ int CharLm::batch_units(const Set& set, const std::vector<int>& batch) const {
 }
 
 // A window longer than context + 1 ids keeps its last context + 1.
-std::vector<int> CharLm::window_of(const std::vector<int>& tokens) const {
-  const size_t keep = std::min(tokens.size(), size_t(desc_.context) + 1);
-  return std::vector<int>(tokens.end() - long(keep), tokens.end());
+CharLm::Sequence CharLm::window_sequence(const std::vector<int>& window) const {
+  const size_t keep = std::min(window.size(), size_t(desc_.context) + 1);
+  Sequence q;
+  if (keep < 2) return q;
+  q.inputs = window.data() + (window.size() - keep);
+  q.targets = q.inputs + 1;
+  q.n = int(keep) - 1;
+  return q;
 }
 
-double CharLm::example_loss(const Set& set, int i) const {
-  const std::vector<int> tokens = window_of(set[size_t(i)].tokens);
-  if (tokens.size() < 2) return 0.0;
-  Trace tr;
-  forward(std::vector<int>(tokens.begin(), tokens.end() - 1), tr);
-  return window_loss(tr.logits, tokens.data() + 1, 1.0f, nullptr);
+void CharLm::share_of(const std::vector<Sequence>& seqs, float scale, GradientShare& share, CharLmWorkspace& ws) {
+  const int V = desc_.vocab, d = desc_.d_model;
+  if (seqs.empty()) return;  // an empty share (more workers than examples)
+  ws.rows.clear();
+  ws.inputs.clear();
+  ws.targets.clear();
+  for (const Sequence& q : seqs) {  // every sequence has its rows, none if it predicts nothing
+    ws.rows.add(q.n);
+    ws.inputs.insert(ws.inputs.end(), q.inputs, q.inputs + q.n);
+    ws.targets.insert(ws.targets.end(), q.targets, q.targets + q.n);
+  }
+  const RowBatch& rows = ws.rows;
+  // The weight matrices' gradients are summed along the tree inside their
+  // products (only the share's node sums are written); every other
+  // parameter's starts from zero in each window's buffer and is summed after.
+  const ParamList params = this->params();
+  std::vector<char> in_tree(params.size(), 0);
+  for (const Param* w : tree_summed())
+    for (size_t k = 0; k < params.size(); ++k) in_tree[k] |= params[k] == w;
+  const auto slice = [&](size_t k) { return std::make_pair(ws.layout.offset[k], size_t(params[k]->value.size())); };
+  for (size_t k = 0; k < params.size(); ++k)
+    if (!in_tree[k])
+      for (int e = share.begin; e < share.end; ++e) std::fill_n(share.leaf(e) + slice(k).first, slice(k).second, 0.0f);
+  const SequenceGrads grads{&ws.layout, share.leaves.data(), share.size, &share.nodes, share.begin};
+  forward(ws);
+  // The loss of each sequence (its rows in order, in double) and dL/dlogits, times scale.
+  ws.dlogits.resize(ws.logits.rows(), V);
+  ws.exps.resize(size_t(V));
+  for (int s = 0; s < rows.count(); ++s) {
+    double total = 0.0;
+    for (int i = rows.begin(s); i < rows.begin(s) + rows.length(s); ++i)
+      total += softmax_cross_entropy_row_fast(&ws.logits(i, 0), V, ws.targets[size_t(i)], &ws.dlogits(i, 0), scale,
+                                              ws.exps.data());
+    share.losses[size_t(s)] = total;
+  }
+  // Backward, as the one-sequence pass: the unembedding, the final LayerNorm,
+  // the blocks from the last, then positions and embeddings.
+  dense_backward_rows(unembed_, ws.final_norm.out, ws.dlogits, rows, grads, &ws.dA, ws.scratch);
+  layer_norm_backward_rows(final_norm_, ws.final_norm, ws.dA, rows, grads, ws.dX);  // dL/d(the last block's output)
+  for (size_t l = blocks_.size(); l-- > 0;) {
+    const Block& b = blocks_[l];
+    const CharLmWorkspace::Block& bt = ws.blocks[l];
+    // out = mid + FFN(LN2(mid)): dL/dmid = dX + the path through the FFN.
+    feed_forward_backward_rows(b.ffn, bt.ln2.out, bt.ffn, ws.dX, rows, grads, ws.dNorm, ws.scratch);
+    layer_norm_backward_rows(b.ln2, bt.ln2, ws.dNorm, rows, grads, ws.dBranch);
+    ws.dX += ws.dBranch;
+    // mid = X + MHA(LN1(X)): the same again.
+    causal_attention_backward_rows(b.attention, bt.ln1.out, bt.attention, ws.dX, rows, grads, ws.dNorm, ws.scratch);
+    layer_norm_backward_rows(b.ln1, bt.ln1, ws.dNorm, rows, grads, ws.dBranch);
+    ws.dX += ws.dBranch;
+  }
+  for (int s = 0; s < rows.count(); ++s) {
+    float* dP = grads.of(pos_, s);
+    float* dE = grads.of(embed_.table, s);
+    for (int j = 0; j < rows.length(s); ++j) {
+      const int i = rows.begin(s) + j;
+      axpy(1.0f, &ws.dX(i, 0), dP + size_t(j) * size_t(d), d);
+      axpy(1.0f, &ws.dX(i, 0), dE + size_t(ws.inputs[size_t(i)]) * size_t(d), d);
+    }
+  }
+  for (size_t k = 0; k < params.size(); ++k)
+    if (!in_tree[k]) share.sum_leaves(slice(k).first, slice(k).second);
+}
+
+std::vector<const Param*> CharLm::tree_summed() const {
+  std::vector<const Param*> w;
+  for (const Block& b : blocks_) {
+    w.insert(w.end(), {&b.attention.W_Q, &b.attention.W_K, &b.attention.W_V, &b.ffn.up.W, &b.ffn.down.W});
+    if (b.attention.output_projection) w.push_back(&b.attention.W_O);
+  }
+  w.push_back(&unembed_.W);
+  return w;
+}
+
+void CharLm::gradient_share(const Set& set, const std::vector<int>& batch, int begin, int end, GradientShare& share,
+                            CharLmWorkspace& ws) {
+  const int B = int(batch.size());
+  begin = std::max(0, std::min(begin, B));
+  end = std::max(begin, std::min(end, B));
+  ws.layout = gradient_layout(params());
+  share.reset(B, begin, end, ws.layout.size, false);  // share_of zeroes what it adds into
+  const int units = batch_units(set, batch);
+  std::vector<Sequence> seqs;
+  for (int e = begin; e < end; ++e) seqs.push_back(window_sequence(set[size_t(batch[size_t(e)])].tokens));
+  share_of(seqs, units > 0 ? 1.0f / float(units) : 0.0f, share, ws);
+}
+
+float CharLm::gather_shares(const std::vector<GradientShare*>& shares, const Set& set, const std::vector<int>& batch) {
+  const ParamList params = this->params();
+  if (batch.empty()) {  // nothing to learn from (a run without its text): no gradient, loss 0
+    zero_grads(params);
+    return 0.0f;
+  }
+  const GradientLayout layout = gradient_layout(params);
+  double total = 0.0;
+  const float* grad = reduce_shares_in_place(shares, &total);
+  if (!grad || shares[0]->size != layout.size) return std::numeric_limits<float>::quiet_NaN();
+  for (size_t k = 0; k < params.size(); ++k)
+    std::copy_n(grad + layout.offset[k], params[k]->grad.size(), params[k]->grad.data());
+  const int units = batch_units(set, batch);
+  return units > 0 ? float(total / double(units)) : 0.0f;
+}
+
+float CharLm::forward_backward(const Set& set, const std::vector<int>& batch) {
+  gradient_share(set, batch, 0, int(batch.size()), own_share_, own_ws_);
+  return gather_shares({&own_share_}, set, batch);
+}
+
+double CharLm::sequences_gradient(const std::vector<std::vector<int>>& tokens,
+                                  const std::vector<std::vector<int>>& targets, float scale) {
+  std::vector<Sequence> seqs(tokens.size());
+  for (size_t s = 0; s < tokens.size(); ++s) {
+    const int n = int(tokens[s].size());
+    if (n == 0 || s >= targets.size() || int(targets[s].size()) != n || n > desc_.context) continue;
+    seqs[s] = {tokens[s].data(), targets[s].data(), n};
+  }
+  const ParamList params = this->params();
+  own_ws_.layout = gradient_layout(params);
+  own_share_.reset(int(seqs.size()), 0, int(seqs.size()), own_ws_.layout.size, false);
+  double total = 0.0;
+  if (seqs.empty()) return total;
+  share_of(seqs, scale, own_share_, own_ws_);
+  for (double l : own_share_.losses) total += l;
+  const float* g = own_share_.node_sum(0);  // the root: one share covers the whole tree
+  for (size_t k = 0; k < params.size(); ++k)
+    axpy(1.0f, g + own_ws_.layout.offset[k], params[k]->grad.data(), int(params[k]->grad.size()));
+  return total;
 }
 
 double CharLm::example_gradient(const Set& set, int i, float scale) {
-  const std::vector<int> tokens = window_of(set[size_t(i)].tokens);
-  if (tokens.size() < 2) return 0.0;
-  return sequence_gradient(std::vector<int>(tokens.begin(), tokens.end() - 1),
-                           std::vector<int>(tokens.begin() + 1, tokens.end()), scale);
+  const Sequence q = window_sequence(set[size_t(i)].tokens);
+  if (q.n == 0) return 0.0;
+  return sequences_gradient({std::vector<int>(q.inputs, q.inputs + q.n)}, {std::vector<int>(q.targets, q.targets + q.n)},
+                            scale);
 }
 
-double CharLm::sequence_gradient(const std::vector<int>& tokens, const std::vector<int>& targets, float scale) {
-  if (tokens.empty() || targets.size() != tokens.size() || int(tokens.size()) > desc_.context) return 0.0;
-  Trace tr;
-  forward(tokens, tr);
-  Mat dlogits, dX, dA;
-  const double total = window_loss(tr.logits, targets.data(), scale, &dlogits);
-  unembed_.backward(tr.final_norm.out, dlogits, &dA);
-  layer_norm_backward(final_norm_, tr.final_norm, dA, dX);  // dX: dL/d(the last block's output)
-  for (size_t l = blocks_.size(); l-- > 0;) {
-    Block& b = blocks_[l];
-    const Trace::BlockTrace& bt = tr.blocks[l];
-    // out = mid + FFN(LN2(mid)): dL/dmid = dX + the path through the FFN.
-    Mat dNorm, dBranch;
-    feed_forward_backward(b.ffn, bt.ffn, dX, dNorm);
-    layer_norm_backward(b.ln2, bt.ln2, dNorm, dBranch);
-    dX += dBranch;
-    // mid = X + MHA(LN1(X)): the same again.
-    self_attention_backward(b.attention, bt.attention, dX, dNorm);
-    layer_norm_backward(b.ln1, bt.ln1, dNorm, dBranch);
-    dX += dBranch;
-  }
-  const int d = desc_.d_model;
-  for (int j = 0; j < int(tr.inputs.size()); ++j) axpy(1.0f, &dX(j, 0), &pos_.grad(j, 0), d);
-  embed_.backward(tr.inputs, dX);
+double CharLm::example_loss(const Set& set, int i) const {
+  const Sequence q = window_sequence(set[size_t(i)].tokens);
+  if (q.n == 0) return 0.0;
+  CharLmWorkspace ws;
+  ws.inputs.assign(q.inputs, q.inputs + q.n);
+  ws.rows.add(q.n);
+  forward(ws);
+  ws.exps.resize(size_t(desc_.vocab));
+  double total = 0.0;
+  for (int r = 0; r < q.n; ++r)
+    total += softmax_cross_entropy_row_fast(&ws.logits(r, 0), desc_.vocab, q.targets[r], nullptr, 1.0f, ws.exps.data());
   return total;
 }
 
 // ---------------------------------------------------------------- 4 evaluation and inspection
 Mat CharLm::logits(const std::vector<int>& tokens, const CharLmEdits* edits) const {
   if (tokens.empty()) return Mat();
-  Trace tr;
-  forward(tokens, tr, edits);
-  return tr.logits;
+  CharLmWorkspace ws;
+  ws.inputs.assign(tokens.end() - std::min<long>(long(tokens.size()), desc_.context), tokens.end());
+  ws.rows.add(int(ws.inputs.size()));
+  forward(ws, edits);
+  return ws.logits;
 }
 
 EvalResult CharLm::evaluate(const std::vector<data::TextWindow>& set, const CharLmEdits* edits) const {
+  // Windows in batches of up to 16, each row scored in order: the same sums as
+  // one window at a time.
   EvalResult ev;
   double total = 0.0;
   int right = 0;
   const int V = desc_.vocab;
-  for (const data::TextWindow& w : set) {
-    if (w.tokens.size() < 2) continue;
-    const std::vector<int> tokens = window_of(w.tokens);
-    Trace tr;
-    forward(std::vector<int>(tokens.begin(), tokens.end() - 1), tr, edits);
-    for (int i = 0; i < int(tr.logits.rows()); ++i) {
-      const int y = tokens[size_t(i) + 1];
-      total += softmax_cross_entropy_row(&tr.logits(i, 0), V, y, nullptr, 1.0f);
-      right += argmax(&tr.logits(i, 0), V) == y;
-      ++ev.count;
+  CharLmWorkspace ws;
+  ws.exps.resize(size_t(V));
+  std::vector<Sequence> seqs;
+  for (size_t w = 0; w < set.size();) {
+    seqs.clear();
+    ws.rows.clear();
+    ws.inputs.clear();
+    for (; w < set.size() && seqs.size() < 16; ++w) {
+      const Sequence q = window_sequence(set[w].tokens);
+      if (q.n == 0) continue;
+      seqs.push_back(q);
+      ws.rows.add(q.n);
+      ws.inputs.insert(ws.inputs.end(), q.inputs, q.inputs + q.n);
     }
+    if (seqs.empty()) break;
+    forward(ws, edits);
+    for (size_t s = 0; s < seqs.size(); ++s)
+      for (int j = 0; j < seqs[s].n; ++j) {
+        const int i = ws.rows.begin(int(s)) + j, y = seqs[s].targets[j];
+        total += softmax_cross_entropy_row_fast(&ws.logits(i, 0), V, y, nullptr, 1.0f, ws.exps.data());
+        right += argmax(&ws.logits(i, 0), V) == y;
+        ++ev.count;
+      }
   }
   if (ev.count) {
     ev.loss = float(total / ev.count);
@@ -198,10 +301,17 @@ EvalResult CharLm::evaluate(const std::vector<data::TextWindow>& set, const Char
 
 std::vector<std::vector<Mat>> CharLm::attention(const std::vector<int>& tokens, const CharLmEdits* edits) const {
   if (tokens.empty()) return {};
-  Trace tr;
-  forward(tokens, tr, edits);
+  CharLmWorkspace ws;
+  ws.inputs.assign(tokens.end() - std::min<long>(long(tokens.size()), desc_.context), tokens.end());
+  ws.rows.add(int(ws.inputs.size()));
+  forward(ws, edits);
+  const int n = int(ws.inputs.size());
   std::vector<std::vector<Mat>> out;
-  for (const Trace::BlockTrace& b : tr.blocks) out.push_back(b.attention.P);
+  for (const CharLmWorkspace::Block& b : ws.blocks) {
+    out.emplace_back();
+    for (int h = 0; h < desc_.heads; ++h)
+      out.back().push_back(Eigen::Map<const Mat>(b.attention.p_at(ws.rows, 0, h), n, n));
+  }
   return out;
 }
 

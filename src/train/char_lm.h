@@ -15,10 +15,16 @@
 // without warm-up; the final LayerNorm puts the stream on one scale before
 // the unembedding.
 //
+// Since issue 36 the softmaxes (attention's and the loss's) take their
+// exponentials from fmath.h's float exp_fast, which vectorises, rather than
+// the double exp_f the other models use; with the batched step below, that
+// changed the decoder's numbers once, in their last bits.
+//
 // Sizes (CharLmDesc, and batch 8 in train_run.cpp) were picked by the held-out
 // loss reached in the same processor time -- what a learner waiting about a
 // minute cares about -- over d in {48, 64}, n in {32, 64}, batch in {8, 16} and
-// 2 or 3 layers, 30 s each ("measure: sizes" in tests/train/test_char_lm.cpp):
+// 2 or 3 layers, 30 s each ("measure: sizes" in tests/train/test_char_lm.cpp;
+// measured before issue 36's batched step, which trains more steps in 30 s):
 // a context of 32 beat 64 on both corpora (each step costs 2.4x more at 64,
 // and 32 characters already hold two lines of a poem), 3 layers lost to 2, and
 // d 64 with batch 8 was best on the English text (1.53 nats per character)
@@ -37,7 +43,10 @@
 
 #include "base/rng.h"
 #include "data/text_corpus.h"
+#include "train/attention_layer.h"
+#include "train/batched_layers.h"
 #include "train/block_layers.h"
+#include "train/grad_tree.h"
 #include "train/layers.h"
 #include "train/model.h"
 #include "train/model_common.h"
@@ -63,8 +72,41 @@ using CharLmEdits = std::vector<AttentionEdits>;
 // Head `head` of layer `layer` (0-based) times `scale`.
 CharLmEdits scale_head(int layers, int layer, int head, int heads, float scale);
 
+// Everything one batched pass keeps (the forward pass's values for the
+// backward pass, and the backward pass's own), reused from step to step. A
+// worker computing a share of a batch needs one of its own.
+struct CharLmWorkspace {
+  struct Block {
+    LayerNormTrace ln1, ln2;
+    CausalAttentionTrace attention;
+    FeedForwardTrace ffn;
+    Mat mid, out;                // X after attention, after the FFN (R, d)
+  };
+  RowBatch rows;                 // the sequences, stacked
+  std::vector<int> inputs;       // (R) ids
+  std::vector<int> targets;      // (R) the id after each input (training only)
+  Mat X0;                        // (R, d) embeddings + positions
+  std::vector<Block> blocks;
+  LayerNormTrace final_norm;
+  Mat logits;                    // (R, V)
+  Mat dlogits, dA, dX, dNorm, dBranch;
+  std::vector<float> exps;       // (V) one row's exponentials
+  BatchScratch scratch;
+  GradientLayout layout;
+};
+
 // Trained by Model (model.h) on windows of context + 1 ids; the batch loss is
 // the mean over every predicted character of the batch.
+//
+// The training step is batched: the windows of a batch are stacked into one
+// (R, d) matrix (R = 8 x 32 rows for the lesson's model) and go through each
+// matrix product together (batched_layers.h), and each window's gradient is
+// computed on its own and the batch's is their sum along the fixed tree of
+// grad_tree.h -- the decoder's order of additions since issue 36 (the other
+// models add example after example into Param::grad, model.h). So a step has
+// the same bits for any split of its batch among workers: gradient_share
+// computes the share [begin, end) of a batch, gather_shares combines the
+// shares, and apply_update (model.h) takes the optimiser's step.
 class CharLm : public Model<data::TextWindow> {
  public:
   explicit CharLm(const CharLmDesc& desc);
@@ -77,13 +119,30 @@ class CharLm : public Model<data::TextWindow> {
   EvalResult evaluate(const std::vector<data::TextWindow>& set, const CharLmEdits* edits = nullptr) const;
   // weights[l][head] (n, n), causal.
   std::vector<std::vector<Mat>> attention(const std::vector<int>& tokens, const CharLmEdits* edits = nullptr) const;
-  // The training step's backward pass for one sequence whose targets are given
-  // apart from it: targets[i] is the id after tokens[i] (same length, 1 <= n <=
-  // context; otherwise 0 and nothing added). Returns the cross-entropy summed
-  // over the n positions and ADDS `scale` times its gradient into the
-  // parameters' grads. Training reaches it through example_gradient (targets =
-  // the window shifted by one); `attnlab eval` calls it with its own targets.
-  double sequence_gradient(const std::vector<int>& tokens, const std::vector<int>& targets, float scale);
+  // The training step's backward pass for sequences whose targets are given
+  // apart from them: targets[s][i] is the id after tokens[s][i] (same length,
+  // 1 <= n <= context; otherwise that sequence adds nothing). Returns the
+  // cross-entropy summed over every position and ADDS `scale` times its
+  // gradient -- the sequences' gradients summed along grad_tree.h's tree, as
+  // a training step sums its windows' -- into the parameters' grads.
+  // `attnlab eval` calls it with its own targets.
+  double sequences_gradient(const std::vector<std::vector<int>>& tokens,
+                            const std::vector<std::vector<int>>& targets, float scale);
+
+  // One worker's share of a training step: examples [begin, end) of `batch`
+  // (indices into `set`), each one's loss (in nats, summed over its
+  // characters) and gradient of the batch's mean loss, its leaves summed into
+  // the share's tree nodes. Reads the weights only: workers may run it at
+  // once on one model, each with a share and a workspace of its own.
+  void gradient_share(const Set& set, const std::vector<int>& batch, int begin, int end, GradientShare& share,
+                      CharLmWorkspace& ws);
+  // The batch's mean loss from shares covering it, its gradient written into
+  // the parameters' grads (no update; apply_update takes the step). NaN if
+  // the shares do not cover the batch.
+  float gather_shares(const std::vector<GradientShare*>& shares, const Set& set, const std::vector<int>& batch);
+
+  // The whole batch as one share (gradient_share, then gather_shares).
+  float forward_backward(const Set& set, const std::vector<int>& batch) override;
 
   const CharLmDesc& desc() const { return desc_; }
 
@@ -99,12 +158,22 @@ class CharLm : public Model<data::TextWindow> {
     SelfAttentionLayer attention;
     FeedForward ffn;
   };
-  struct Trace;
-  void forward(const std::vector<int>& tokens, Trace& tr, const CharLmEdits* edits = nullptr) const;
-  std::vector<int> window_of(const std::vector<int>& tokens) const;
-  // Sum over rows i of the cross-entropy of logits row i with targets[i]; with
-  // dlogits, each row's gradient times `scale` is written there.
-  static double window_loss(const Mat& logits, const int* targets, float scale, Mat* dlogits);
+  // One sequence of a batched pass: n inputs and (for training) their targets.
+  struct Sequence {
+    const int* inputs = nullptr;
+    const int* targets = nullptr;
+    int n = 0;  // 0: nothing to predict
+  };
+  // ws.inputs and ws.rows hold the stacked sequences; fills the traces and logits.
+  void forward(CharLmWorkspace& ws, const CharLmEdits* edits = nullptr) const;
+  // Stacks `seqs` into ws, runs them forward and backward: share.losses[k] and
+  // leaf begin + k get sequence k's summed loss and `scale` times its gradient.
+  void share_of(const std::vector<Sequence>& seqs, float scale, GradientShare& share, CharLmWorkspace& ws);
+  // A window's last context + 1 ids, as inputs and the targets one after them.
+  Sequence window_sequence(const std::vector<int>& window) const;
+  // The weight matrices, whose gradients share_of sums along the tree inside
+  // their products (batched_layers.h, SequenceGrads).
+  std::vector<const Param*> tree_summed() const;
 
   CharLmDesc desc_;
   Embedding embed_;        // E (V, d)
@@ -112,6 +181,9 @@ class CharLm : public Model<data::TextWindow> {
   std::vector<Block> blocks_;
   LayerNorm final_norm_;
   Dense unembed_;          // W_U (d, V), b_U (1, V)
+  // forward_backward's own share and workspace (kept from step to step).
+  GradientShare own_share_;
+  CharLmWorkspace own_ws_;
 };
 
 // ---------------------------------------------------------------- 3 sampling

@@ -13,6 +13,8 @@
 #include <cstring>
 #include <limits>
 
+#include "train/lanes.h"
+
 namespace attn::train {
 
 namespace {
@@ -105,6 +107,23 @@ double det_sigmoid(double x) {
   if (x >= 0.0) return 1.0 / (1.0 + det_exp(-x));
   const double e = det_exp(x);
   return e / (1.0 + e);
+}
+
+const ExpFastConstants& exp_fast_constants() {
+  static const ExpFastConstants k;  // built once; read-only after (lanes.h says why it is not a literal)
+  return k;
+}
+
+void exp_fast_array(const float* x, float* y, int n) {
+  int i = 0;
+  if (n >= kLanes) {
+    const ExpFastConstants k = exp_fast_constants();
+    for (; i + kLanes <= n; i += kLanes) store_lanes(y + i, exp_fast_lanes(load_lanes(x + i), k));
+  }
+#if defined(__clang__)
+#pragma clang loop vectorize(disable) unroll(disable)
+#endif
+  for (; i < n; ++i) y[i] = exp_fast(x[i]);  // the last n % kLanes
 }
 
 }  // namespace attn::train

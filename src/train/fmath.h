@@ -70,4 +70,8 @@ inline float exp_fast(float x) {
   return x == x ? e : x;
 }
 
+// y[i] = exp_fast(x[i]) for i < n (x == y allowed), kLanes at a time with
+// lanes.h's exp_fast_lanes (the same bits) and the last few one by one.
+void exp_fast_array(const float* x, float* y, int n);
+
 }  // namespace attn::train

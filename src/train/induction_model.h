@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "data/induction.h"
+#include "train/attention_layer.h"
 #include "train/layers.h"
 #include "train/model.h"
 #include "train/model_common.h"

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "train/fmath.h"
+#include "train/lanes.h"
 
 namespace attn::train {
 
@@ -21,6 +22,21 @@ float softmax_cross_entropy_row(const float* z, int C, int y, float* dz, float s
       const float p = float(e[size_t(c)] / total);
       dz[c] = scale * (p - (c == y ? 1.0f : 0.0f));
     }
+  }
+  return loss;
+}
+
+float softmax_cross_entropy_row_fast(const float* z, int C, int y, float* dz, float scale, float* e) {
+  const float m = max_of(z, C);                    // 1. the largest logit (lanes.h)
+  for (int c = 0; c < C; ++c) e[c] = z[c] - m;    // 2. exp(z - max), and their sum >= 1
+  exp_fast_array(e, e, C);
+  double total = 0.0;
+  for (int c = 0; c < C; ++c) total += e[c];
+  const double log_total = det_log(total);         // 3. logsumexp = max + log(total)
+  const float loss = float(log_total - double(z[y] - m));
+  if (dz) {
+    const float inv = float(1.0 / total);
+    for (int c = 0; c < C; ++c) dz[c] = scale * (e[c] * inv - (c == y ? 1.0f : 0.0f));
   }
   return loss;
 }

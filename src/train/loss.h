@@ -19,6 +19,10 @@ namespace attn::train {
 // Stable: the maximum logit is subtracted before exp, so no term overflows and
 // logsumexp >= max(z).
 float softmax_cross_entropy_row(const float* z, int C, int y, float* dz, float scale);
+// The same with the exponentials from fmath.h's float exp_fast (a loop that
+// vectorises; the sum and the log stay in double): the language model's loss
+// since issue 36. `e` holds C floats of scratch.
+float softmax_cross_entropy_row_fast(const float* z, int C, int y, float* dz, float scale, float* e);
 
 // Logits (n, C), targets (n). Returns the MEAN loss over the n rows; dz (if not
 // null) is resized and receives its gradient (each row scaled by 1 / n).

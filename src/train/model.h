@@ -6,7 +6,10 @@
 //     worker's snapshots copy the weights by it);
 //   - the optimiser and the step count;
 //   - the training step: zero the gradients, run each example of the batch
-//     forward and backward in batch order, then one optimiser update.
+//     forward and backward in batch order, then one optimiser update (the
+//     language model overrides forward_backward: its batch goes through each
+//     product at once, and its examples' gradients are summed along a fixed
+//     tree, grad_tree.h).
 //
 // A model derives from Model<Example> and provides
 //
@@ -64,12 +67,15 @@ class Model {
     return float(total / double(units));
   }
   // forward_backward, then one optimiser update; returns the batch loss.
-  float train_step(const Set& set, const std::vector<int>& batch) {
-    const float l = forward_backward(set, batch);
-    before_update(l);
+  float train_step(const Set& set, const std::vector<int>& batch) { return apply_update(forward_backward(set, batch)); }
+  // The update half of a step, for gradients already in Param::grad (a model
+  // whose batch was shared among workers, char_lm.h): one optimiser update;
+  // returns `loss`, the batch's.
+  float apply_update(float loss) {
+    before_update(loss);
     optimizer.step(params());
     ++steps_;
-    return l;
+    return loss;
   }
 
   long steps() const { return steps_; }

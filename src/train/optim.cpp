@@ -40,18 +40,21 @@ void Optimizer::step(const ParamList& params) {
   beta2_t *= double(desc.beta2);
   const float correct1 = float(1.0 / (1.0 - beta1_t));  // 1 / (1 - b1^t)
   const float correct2 = float(1.0 / (1.0 - beta2_t));
-  const float b1 = desc.beta1, b2 = desc.beta2;
+  // Element by element; the settings in locals and the four arrays known
+  // apart, so the loop vectorises (the same operations on each element).
+  const float b1 = desc.beta1, b2 = desc.beta2, lr = desc.lr, eps = desc.eps;
   for (size_t i = 0; i < params.size(); ++i) {
-    float* w = params[i]->value.data();
-    const float* g = params[i]->grad.data();
-    float* mi = m[i].data();
-    float* vi = v[i].data();
-    for (Eigen::Index k = 0; k < m[i].size(); ++k) {
+    float* __restrict w = params[i]->value.data();
+    const float* __restrict g = params[i]->grad.data();
+    float* __restrict mi = m[i].data();
+    float* __restrict vi = v[i].data();
+    const Eigen::Index n = m[i].size();
+    for (Eigen::Index k = 0; k < n; ++k) {
       mi[k] = b1 * mi[k] + (1.0f - b1) * g[k];
       vi[k] = b2 * vi[k] + (1.0f - b2) * (g[k] * g[k]);
       const float m_hat = mi[k] * correct1;
       const float v_hat = vi[k] * correct2;
-      w[k] -= desc.lr * m_hat / (std::sqrt(v_hat) + desc.eps);  // sqrt is exactly rounded
+      w[k] -= lr * m_hat / (std::sqrt(v_hat) + eps);  // sqrt is exactly rounded
     }
   }
 }

@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "data/sentiment.h"
+#include "train/attention_layer.h"
 #include "train/layers.h"
 #include "train/model.h"
 #include "train/model_common.h"

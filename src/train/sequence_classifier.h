@@ -28,6 +28,7 @@
 
 #include "attn/recurrent.h"
 #include "data/long_range.h"
+#include "train/attention_layer.h"
 #include "train/layers.h"
 #include "train/model.h"
 #include "train/model_common.h"

@@ -5,6 +5,7 @@
 #include "train/train_run.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "base/enum_names.h"
 
@@ -47,6 +48,16 @@ bool is_char_lm(RunKind k) { return k == RunKind::lm_chinese || k == RunKind::lm
 // distinct ones would make the unembedding and the softmax five times wider);
 // the rest share <unk>.
 constexpr int kChineseCharacters = 500;
+
+// The table and split of each text: the poems keep their 500 commonest
+// characters and the learner's own text its kOwnTextCharacters; the built-in texts
+// hold out every tenth unit, the learner's text its last tenth.
+data::CharCorpusDesc char_corpus_desc(RunKind k, bool own_text) {
+  data::CharCorpusDesc cd;
+  cd.max_chars = own_text ? kOwnTextCharacters : k == RunKind::lm_chinese ? kChineseCharacters : 0;
+  if (own_text) cd.heldout_tail = 0.1f;
+  return cd;
+}
 }  // namespace
 
 const char* run_kind_name(RunKind kind) { return enum_name(kRunKinds, kind); }
@@ -213,16 +224,15 @@ TrainRun::TrainRun(const RunDesc& desc) : desc_(desc) {
                                                  : GlimpseMode::gumbel;
     task_ = make_task(seeded(d, desc), &glimpse_, patch_data_.train, patch_data_.test, score_glimpse);
   } else if (is_char_lm(k)) {
-    const data::TextCorpusKind ck =
-        k == RunKind::lm_chinese ? data::TextCorpusKind::tang_poems : data::TextCorpusKind::founding_documents;
+    const data::TextCorpusKind ck = desc.own_text              ? data::TextCorpusKind::own
+                                    : k == RunKind::lm_chinese ? data::TextCorpusKind::tang_poems
+                                                               : data::TextCorpusKind::founding_documents;
     std::string raw = desc.corpus_text;
     data::ParsedText text;
     if ((raw.empty() && !data::read_corpus(ck, data::default_corpus_dir(), &raw, &error_)) ||
-        !data::parse_corpus(ck, raw, &text, &error_))
+        (desc.own_text ? !check_own_text(raw, nullptr, &error_) : false) || !data::parse_corpus(ck, raw, &text, &error_))
       text = data::ParsedText();  // no data: a run with no examples that says why
-    data::CharCorpusDesc cd;
-    cd.max_chars = k == RunKind::lm_chinese ? kChineseCharacters : 0;
-    char_corpus_ = data::make_char_corpus(text, cd);
+    char_corpus_ = data::make_char_corpus(text, char_corpus_desc(k, desc.own_text));
     CharLmDesc d;
     d.vocab = char_corpus_.vocab.size();
     if (desc.heads > 0) d.heads = desc.heads;
@@ -260,6 +270,19 @@ float TrainRun::step() {
   return l;
 }
 
+void TrainRun::compute_share(const std::vector<int>& batch, int begin, int end, GradientShare& share) {
+  if (!share_ws_) share_ws_ = std::make_unique<CharLmWorkspace>();
+  char_lm_->gradient_share(text_train_, batch, begin, end, share, *share_ws_);
+}
+
+float TrainRun::finish_shared_step(const std::vector<int>& batch, const std::vector<GradientShare*>& shares) {
+  const float l = char_lm_->gather_shares(shares, text_train_, batch);
+  if (std::isnan(l)) return l;
+  char_lm_->apply_update(l);
+  losses_.push_back(l);
+  return l;
+}
+
 int TrainRun::run_for(double budget_ms, int max_steps) {
   return run_for_budget(budget_ms, max_steps, [this] { return step(); });
 }
@@ -277,6 +300,43 @@ EvalResult combine_eval(const EvalResult& a, const EvalResult& b) {
 }
 
 // ---------------------------------------------------------------- 5 speed
+bool check_own_text(std::string_view raw, OwnTextSummary* summary, std::string* why) {
+  data::ParsedText text;
+  if (!data::parse_own_text(raw, &text, why)) return false;
+  const data::CharCorpus c = data::make_char_corpus(text, char_corpus_desc(RunKind::lm_english, true));
+  OwnTextSummary s;
+  s.paragraphs = int(text.units.size());
+  s.train = int(c.train.size());
+  s.heldout = int(c.heldout.size());
+  s.characters = s.train + s.heldout;
+  s.kept = c.vocab.size() - 1;  // without <unk>
+  std::vector<std::string> seen;
+  {
+    std::string all;
+    for (const std::string& u : text.units) all += (all.empty() ? "" : "\n\n") + u;
+    std::vector<std::string> chars = data::utf8_chars(all);
+    chars.resize(size_t(s.train));
+    std::sort(chars.begin(), chars.end());
+    chars.erase(std::unique(chars.begin(), chars.end()), chars.end());
+    s.distinct = int(chars.size());
+  }
+  s.unknown_share = s.train > 0 ? double(c.train_unknown) / double(s.train) : 0.0;
+  if (summary) *summary = s;
+  if (s.characters < kOwnTextMinChars) {
+    *why = "the text has " + std::to_string(s.characters) + " characters; the model needs at least " +
+           std::to_string(kOwnTextMinChars) + " (windows to learn from, and a tenth held out to test on)";
+    return false;
+  }
+  if (s.unknown_share > 0.1) {
+    *why = "the text uses " + std::to_string(s.distinct) + " different characters; the model keeps the " +
+           std::to_string(kOwnTextCharacters) + " commonest, and the others would be " +
+           std::to_string(int(100.0 * s.unknown_share + 0.5)) +
+           "% of the text (at most 10%): use a text with fewer different characters, or a longer one";
+    return false;
+  }
+  return true;
+}
+
 ModelSpeed measure_training_speed(const RunDesc& desc, int steps) {
   TrainRun run(desc);
   ModelSpeed s;

@@ -78,6 +78,8 @@ struct RunDesc {
   float dropout = -1.0f;      // sentiment model: dropout rate (< 0: its default 0.5; 0: off)
   std::string corpus_text;    // language models: the raw corpus (the bytes of its cached
                               // files); empty: read from data::default_corpus_dir()
+  bool own_text = false;      // language models: the learner's own text instead
+                              // (data::TextCorpusKind::own, as check_own_text takes it)
   int pad_length = -1;        // sentiment model: the common length reviews are padded to
                               // (< 0: the longest review of the data; 0: no padding)
   bool mask_padding = true;   // sentiment model: pads masked out of the softmax and the pooling
@@ -105,6 +107,17 @@ class TrainRun {
 
   // One mini-batch step; returns its loss (also appended to losses()).
   float step();
+  // A language model's step computed in shares (grad_tree.h), by this worker
+  // and by others (experiments/shares.h): begin_shared_step draws the next
+  // batch, as step() would; each share [begin, end) of it is computed by
+  // compute_share, here or in another worker on a copy of the weights; and
+  // finish_shared_step gathers the shares, takes the optimiser's step and
+  // records the loss -- the same bits as step(), for any split. NaN (and no
+  // step) when the shares do not cover the batch.
+  bool steps_in_shares() const { return char_lm_ != nullptr && error_.empty(); }
+  std::vector<int> begin_shared_step() { return order_.next(); }
+  void compute_share(const std::vector<int>& batch, int begin, int end, GradientShare& share);
+  float finish_shared_step(const std::vector<int>& batch, const std::vector<GradientShare*>& shares);
   // Steps until budget_ms milliseconds are used (at least one, at most max_steps).
   int run_for(double budget_ms, int max_steps = 1 << 30);
   // Loss and accuracy on the held-out split (translation: greedy token accuracy;
@@ -177,6 +190,7 @@ class TrainRun {
   std::vector<data::TextWindow> text_train_, text_heldout_;
   std::string error_;
   std::unique_ptr<RunTask> task_;  // owns the model
+  std::unique_ptr<CharLmWorkspace> share_ws_;  // compute_share's, kept from step to step
   Seq2SeqModel* translation_ = nullptr;
   SequenceClassifier* long_range_ = nullptr;
   SentimentModel* sentiment_ = nullptr;
@@ -185,6 +199,24 @@ class TrainRun {
   InductionModel* induction_ = nullptr;
   CharLm* char_lm_ = nullptr;
 };
+
+// The learner's own text for the language model (curriculum H): what the model
+// takes, and why not. The rules: what data::parse_own_text refuses; fewer than
+// kOwnTextMinChars characters (a window of the model's context to learn from, and
+// a tenth held out to test on); and more different characters than the model can
+// keep -- it keeps the kOwnTextCharacters commonest of the training part, and the
+// others, read as the unknown token, may be at most a tenth of that part.
+constexpr int kOwnTextMinChars = 200;
+constexpr int kOwnTextCharacters = 500;
+struct OwnTextSummary {
+  int characters = 0;     // in the text as the model reads it (paragraphs joined)
+  int paragraphs = 0;
+  int distinct = 0;       // different characters in the training part
+  int kept = 0;           // of them, in the model's table
+  int train = 0, heldout = 0;  // characters in each part
+  double unknown_share = 0.0;  // of the training part, read as the unknown token
+};
+bool check_own_text(std::string_view raw, OwnTextSummary* summary, std::string* why);
 
 // Count-weighted mean of two partial evaluations.
 EvalResult combine_eval(const EvalResult& a, const EvalResult& b);

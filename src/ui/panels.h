@@ -259,10 +259,14 @@ struct TrainControlsView {
   std::string lang = "en";
   bool starting = false;  // the training worker is still loading
   std::string failed;     // why the training worker stopped: shown with Retry
+  int workers = 1;        // workers that train (1 .. max_workers), and the cores there are
+  int cores = 1;
+  int max_workers = 8;
 };
 struct TrainAction {
-  enum class Kind { none, run, pause, step, reset, speed, retry } kind = Kind::none;
+  enum class Kind { none, run, pause, step, reset, speed, retry, workers } kind = Kind::none;
   std::string speed;  // Kind::speed
+  int workers = 1;    // Kind::workers
 };
 TrainAction train_controls(const TrainControlsView& view);
 

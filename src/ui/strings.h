@@ -168,6 +168,13 @@ inline constexpr UiText speed_normal_tip{"Trains as fast as this device can, and
 inline constexpr UiText speed_fast_tip{"Trains as fast as this device can, and shows the curves a few times a second",
                                        "以这台设备最快的速度训练，每秒刷新几次曲线"};
 inline constexpr UiText train_starting{"Starting the worker...", "正在启动训练线程……"};
+inline constexpr UiText train_workers{"Workers: %d", "工作线程：%d"};
+inline constexpr UiText train_workers_tip{
+    "How many workers train, of this device's %d cores. The language model's steps are shared among them: more "
+    "workers train faster, to exactly the same numbers.",
+    "训练用几个工作线程（本设备有 %d 个核心）。语言模型的每一步分给它们一起算：线程多就更快，结果的每一位都一样。"};
+inline constexpr UiText train_workers_less{"Fewer workers", "减少工作线程"};
+inline constexpr UiText train_workers_more{"More workers", "增加工作线程"};
 inline constexpr UiText train_failed{"Training stopped: %s. Your saved work is kept.", "训练停止了：%s。已保存的内容不受影响。"};
 inline constexpr UiText train_retry{"Retry", "重试"};
 inline constexpr UiText train_retry_tip{"Start the training worker again; the experiments start from the beginning",

@@ -1,5 +1,5 @@
 // train_controls.cpp: the control row of a live experiment: Start / Pause,
-// Step, Reset, a speed choice and a progress bar.
+// Step, Reset, a speed choice, the number of workers and a progress bar.
 #include <imgui.h>
 
 #include <algorithm>
@@ -78,6 +78,35 @@ TrainAction train_controls(const TrainControlsView& view) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.tip->get(lang));
     widgets_record_last(std::string("train:speed:") + s.id, "button");
   }
+
+  // Workers: − N +, on a row of its own when it does not fit.
+  char workers[64];
+  std::snprintf(workers, sizeof workers, text::train_workers.get(lang), view.workers);
+  const float step_w = ImGui::GetFrameHeight();
+  const float workers_w = ImGui::CalcTextSize(workers).x + 2.0f * step_w + 12.0f;
+  ImGui::SameLine(0.0f, 20.0f);
+  if (ImGui::GetContentRegionAvail().x < workers_w) ImGui::NewLine();
+  ImGui::BeginDisabled(view.workers <= 1);
+  if (ImGui::Button("-", ImVec2(step_w, 0))) {
+    action.kind = TrainAction::Kind::workers;
+    action.workers = view.workers - 1;
+  }
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text::train_workers_less.get(lang));
+  if (view.workers > 1) widgets_record_last("train:workers:less", "button");
+  ImGui::EndDisabled();
+  ImGui::SameLine(0.0f, 4.0f);
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(workers);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip(text::train_workers_tip.get(lang), view.cores);
+  ImGui::SameLine(0.0f, 4.0f);
+  ImGui::BeginDisabled(view.workers >= view.max_workers);
+  if (ImGui::Button("+", ImVec2(step_w, 0))) {
+    action.kind = TrainAction::Kind::workers;
+    action.workers = view.workers + 1;
+  }
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text::train_workers_more.get(lang));
+  if (view.workers < view.max_workers) widgets_record_last("train:workers:more", "button");
+  ImGui::EndDisabled();
 
   // The bar takes what is left of the row, on a row of its own when that is too
   // little for its text (a narrow window, or longer labels in the other language).

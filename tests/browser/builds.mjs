@@ -53,5 +53,5 @@ export function servedLink(scratch) {
 // left alone is every build's).
 export function whichBuilds(path, bytes, builds) {
   const h = sha256(bytes);
-  return Object.entries(builds).filter(([, b]) => (b.list.eager[path] || b.list.lazy[path]) === h).map(([name]) => name);
+  return Object.entries(builds).filter(([, b]) => (b.list.eager[path] || b.list.lazy[path] || (b.list.demand || {})[path]) === h).map(([name]) => name);
 }

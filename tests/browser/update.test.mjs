@@ -31,7 +31,7 @@ after(() => { server?.stop(); scratch.done(); });
 
 const offline = (page) => page.evaluate(() => window.attnlab.offline());
 const pathOf = (url) => new URL(url).pathname.slice(1);
-const inList = (path, b) => path in b.list.eager || path in b.list.lazy;
+const inList = (path, b) => path in b.list.eager || path in b.list.lazy || path in (b.list.demand || {});
 
 // Records every response the page and its training worker get (not the service
 // worker's own fetches, which install the next build) with the build it is from.

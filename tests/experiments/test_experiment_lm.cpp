@@ -261,11 +261,12 @@ TEST_CASE("measure: train_lm over the lesson's 1000 steps, both texts" * doctest
       CHECK(num(s, "belowBigramAt") == 200);
       CHECK(run_status_loss(s) == doctest::Approx(1.69).epsilon(0.003));
       CHECK(induction_max < 0.02);
-    } else if (text == "chinese") {  // 4.50, 4.21, below from 150, 4.02; break scores 1.1 0.45, 2.0 0.37
+    } else if (text == "chinese") {  // 4.50, 4.21, below from 150, 4.03; break scores 1.1 0.45, 2.0 0.37
       CHECK(num(s, "unigramLoss") == doctest::Approx(4.50).epsilon(0.002));
       CHECK(num(s, "bigramLoss") == doctest::Approx(4.21).epsilon(0.002));
       CHECK(num(s, "belowBigramAt") == 150);
-      CHECK(run_status_loss(s) == doctest::Approx(4.02).epsilon(0.002));
+      // 4.0257 since issue 36's batched step (4.0242 before, which the lesson quoted as 4.02)
+      CHECK(run_status_loss(s) == doctest::Approx(4.03).epsilon(0.0012));
       CHECK(score("breakScore", 1) == doctest::Approx(0.45).epsilon(0.012));
       CHECK(score("breakScore", 4) == doctest::Approx(0.37).epsilon(0.015));
     } else {  // 400 steps: induction below 0.07; previous 1.3 0.37, 1.1 0.32; layer 1 off 0.15-0.40, layer 2 under 0.02

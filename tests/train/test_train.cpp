@@ -21,6 +21,7 @@
 #include "attn/recurrent.h"
 #include "support/attn_test_util.h"
 #include "support/gradcheck.h"
+#include "train/attention_layer.h"
 #include "train/batch.h"
 #include "train/block_layers.h"
 #include "train/crf.h"
