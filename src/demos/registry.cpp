@@ -24,6 +24,8 @@ std::vector<DemoEntry> hand_set_demo_entries() {
   demo_impl::add_position_demos(all);
   demo_impl::add_block_demos(all);
   demo_impl::add_task_demos(all);
+  demo_impl::add_recurrent_demos(all);
+  demo_impl::add_text_task_demos(all);
   return all;
 }
 
