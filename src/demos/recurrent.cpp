@@ -95,6 +95,9 @@ DemoOutputs run_rnn_under_attention(const DemoInputs& in) {
                                      tr("Attention over the RNN states: mean of the output rows",
                                         "对 RNN 状态做注意力：输出各行的平均"),
                                      {sentence, other}, dims, false));
+  out.panels.push_back(heatmap_panel("difference", "difference",
+                                     tr("Largest gap between the two sentence vectors", "两个句子向量之间最大的差"),
+                                     {"gap"}, {"X", "RNN"}, false));
   LocalText order_note;
   add_line(order_note, "The two sentence vectors differ by at most " + fmt(difference(0, 0), 3) +
                            " over the embeddings and " + fmt(difference(0, 1), 3) + " over the RNN states.",

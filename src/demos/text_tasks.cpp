@@ -82,9 +82,9 @@ DemoOutputs run_entailment(const DemoInputs& in) {
     any_contradicts = any_contradicts || contradicts;
     all_follow = all_follow && follows;
   }
-  Mat verdict = Mat::Zero(1, 3);  // (1, 3) one-hot: entailment, neutral, contradiction
+  Mat verdict = Mat::Zero(3, 1);  // (3, 1) one-hot: entailment, neutral, contradiction
   const int v = any_contradicts ? 2 : all_follow ? 0 : 1;
-  verdict(0, v) = 1.0f;
+  verdict(v, 0) = 1.0f;
 
   const std::vector<std::string> word_cols = {"follows", "not said", "contradicts"};
   const std::vector<std::string> verdicts = {"entailment", "neutral", "contradiction"};
@@ -102,9 +102,7 @@ DemoOutputs run_entailment(const DemoInputs& in) {
   out.panels.push_back(heatmap_panel("compare", "compare", tr("2 Compare: paired content / the word's own, per feature (1 the same, -1 the opposite, 0 not said)",
                                                               "2 比较：逐个特征，配对内容 / 词本身（1 相同，-1 相反，0 没说）"),
                                      hypothesis, features, false));
-  out.panels.push_back(heatmap_panel("words", "words", tr("Each word: does the premise say it?", "每个词：前提说了吗？"),
-                                     hypothesis, word_cols, true));
-  out.panels.push_back(heatmap_panel("verdict", "verdict", tr("3 Decide", "3 判断"), {"verdict"}, verdicts, true));
+  out.panels.push_back(heatmap_panel("verdict", "verdict", tr("3 Decide", "3 判断"), verdicts, {}, true));
   LocalText t;
   for (Eigen::Index i = 0; i < n; ++i) {
     const Eigen::Index j = row_argmax(weights, i);
@@ -123,7 +121,7 @@ DemoOutputs run_entailment(const DemoInputs& in) {
   out.mats["aligned"] = std::move(aligned);  // (n, d)
   out.mats["compare"] = std::move(compare);  // (n, d)
   out.mats["words"] = std::move(words);      // (n, 3)
-  out.mats["verdict"] = std::move(verdict);  // (1, 3)
+  out.mats["verdict"] = std::move(verdict);  // (3, 1)
   return out;
 }
 
@@ -158,25 +156,25 @@ DemoOutputs run_relations(const DemoInputs& in) {
   const auto entities = setting_labels(in, "entities"), relations = setting_labels(in, "relations");
   const Eigen::Index n = X.rows(), P = Eigen::Index(entities.size()) - 1;
   const int s = index_of(tok, entities[0]);
-  std::vector<std::string> pairs, feature_cols = {"relation word"};
-  Mat features(n, 1 + 2 * P);  // (n, 1 + 2P): relation word, then (between, near) per pair
-  features.col(0) = X.rowwise().sum();
+  std::vector<std::string> pairs, feature_rows = {"relation word"};
+  Mat features(1 + 2 * P, n);  // (1 + 2P, n): relation word, then (between, near) per pair
+  features.row(0) = X.rowwise().sum().transpose();
   Mat scores(P, n), weights = Mat::Zero(P, n);  // (P, n) each
   for (Eigen::Index p = 0; p < P; ++p) {
     const std::string& object = entities[size_t(p + 1)];
     const int o = index_of(tok, object);
     pairs.push_back("(" + entities[0] + ", " + object + ")");
-    feature_cols.push_back("between " + entities[0] + ", " + object);
-    feature_cols.push_back("near " + object);
+    feature_rows.push_back("between " + entities[0] + ", " + object);
+    feature_rows.push_back("near " + object);
     Mat keys(n, 3);  // (n, 3) this pair's keys
     for (Eigen::Index j = 0; j < n; ++j) {
       const bool between = j > std::min(s, o) && j < std::max(s, o);
-      keys(j, 0) = features(j, 0);
+      keys(j, 0) = features(0, j);
       keys(j, 1) = between ? 1.0f : 0.0f;
       keys(j, 2) = j == o ? 0.0f : 1.0f / float(std::abs(j - o));
     }
-    features.col(1 + 2 * p) = keys.col(1);
-    features.col(2 + 2 * p) = keys.col(2);
+    features.row(1 + 2 * p) = keys.col(1).transpose();
+    features.row(2 + 2 * p) = keys.col(2).transpose();
     scores.row(p) = q * keys.transpose();
     // Softmax over the words that are not the pair's names; the largest score is
     // taken off first so exp cannot overflow.
@@ -192,16 +190,17 @@ DemoOutputs run_relations(const DemoInputs& in) {
 
   out.panels.push_back(editor_panel("x", tr("Each word's evidence for each relation", "每个词对每种关系的证据"), tok, relations));
   out.panels.push_back(editor_panel("q", tr("The query: what the attention looks for", "查询：注意力要找什么"), {"q"},
-                                    {"relation word", "between", "near 2nd name"}));
+                                    {"relation", "between", "near"}));
   out.panels.push_back(heatmap_panel("features", "features", tr("Key features: each word, and where it stands against each pair",
                                                                 "键的特征：每个词，以及它相对每一对名字的位置"),
-                                     tok, feature_cols, false));
+                                     feature_rows, tok, false));
   out.panels.push_back(heatmap_panel("weights", "weights", tr("Attention of each pair over the words (its two names left out)",
                                                               "每一对名字对各个词的注意力（这两个名字本身不算）"),
                                      pairs, tok, true));
-  out.panels.push_back(heatmap_panel("relation", "relation", tr("The relation: each pair's attention on each relation's words",
-                                                                "关系：每一对放在每种关系的词上的注意力"),
-                                     pairs, relations, true));
+  out.panels.push_back(arrows_panel("arrows", "weights", tr("Where each pair looks", "每一对名字看向哪里"), pairs, tok));
+  out.panels.push_back(bars_panel("relation", "relation", tr("The relation: each pair's attention on each relation's words",
+                                                             "关系：每一对放在每种关系的词上的注意力"),
+                                  pairs, relations));
   LocalText t;
   for (Eigen::Index p = 0; p < P; ++p) {
     const Eigen::Index top = row_argmax(relation, p), word = row_argmax(weights, p);
@@ -219,7 +218,7 @@ DemoOutputs run_relations(const DemoInputs& in) {
                pair + "：" + relations[size_t(top)] + " " + fmt(relation(p, top)) + "（权重最大：" + most + "）");
   }
   out.panels.push_back(note_panel("read", tr("What each pair reads", "每一对读出了什么"), t));
-  out.mats["features"] = std::move(features);  // (n, 1 + 2P)
+  out.mats["features"] = std::move(features);  // (1 + 2P, n)
   out.mats["scores"] = std::move(scores);      // (P, n)
   out.mats["weights"] = std::move(weights);    // (P, n)
   out.mats["relation"] = std::move(relation);  // (P, R)
@@ -241,7 +240,7 @@ contradicts = (speaks & (compare <= -0.5)).any(axis=1)
 follows = (~speaks | (compare >= 0.5)).all(axis=1) & speaks.any(axis=1) & ~contradicts
 words = np.stack([follows, ~follows & ~contradicts, contradicts], axis=1) * 1.0  # follows, not said, contradicts
 verdict = 2 if contradicts.any() else 0 if follows.all() else 1  # 3 decide
-verdicts = np.eye(3)[[verdict]]  # entailment, neutral, contradiction)py");
+verdicts = np.eye(3)[:, [verdict]]  # rows: entailment, neutral, contradiction)py");
   for (const char* o : {"scores", "weights", "aligned", "compare", "words"}) P.show(o);
   P.show("verdict", "verdicts");
   return "Entailment in three steps: attend (align the hypothesis with the premise), compare, decide.";
@@ -270,7 +269,7 @@ for name in entities[1:]:
     weights.append(e / e.sum())
 weights = np.stack(weights)
 relation = weights @ X  # each pair's attention on each relation's words)py");
-  P.show("features", "np.stack(features, axis=1)");
+  P.show("features", "np.stack(features)");
   P.show("scores", "np.stack(scores)");
   P.show("weights");
   P.show("relation");

@@ -894,8 +894,8 @@ TEST_CASE("uses: the rows and shares its quizzes and exercises quote") {
 }
 
 TEST_CASE("entailment, relations and the RNN under attention: the figures their steps quote") {
-  {  // uses/entailment, indoors-pairs: "indoors" puts 0.93 on "outside"; the paired content says outdoors +0.93, so
-     // compare is 0.93 on place and -0.93 on outdoors; "children" and "play" compare 0.91; the verdict is contradiction
+  {  // uses/entailment, indoors-pairs: "indoors" puts 0.93 on "outside"; the paired content says out +0.93, so
+     // compare is 0.93 on place and -0.93 on out; "children" and "play" compare 0.91; the verdict is contradiction
     const LessonStep& s = find_step("uses", "entailment");
     const DemoOutputs out = run_step(s);
     const Mat &w = out.mats.at("weights"), &c = out.mats.at("compare");  // rows children play indoors
@@ -907,14 +907,14 @@ TEST_CASE("entailment, relations and the RNN under attention: the figures their 
     CHECK(std::abs(c(1, 1) - 0.91f) < 0.005f);
     CHECK(out.mats.at("words")(0, 0) == 1.0f);
     CHECK(out.mats.at("words")(2, 2) == 1.0f);
-    CHECK(out.mats.at("verdict")(0, 2) == 1.0f);
-    // pair-by-agreement: with F[outdoors, d5] = 2 the score of indoors against outside is 4 - 4 = 0, every premise
-    // word gets 0.2, the paired content says outdoors +0.2 (compare -0.2), and the verdict turns neutral
+    CHECK(out.mats.at("verdict")(2, 0) == 1.0f);
+    // pair-by-agreement: with F[out, d5] = 2 the score of indoors against outside is 4 - 4 = 0, every premise
+    // word gets 0.2, the paired content says out +0.2 (compare -0.2), and the verdict turns neutral
     const DemoOutputs even = run_step(s, [](DemoInputs& in) { in.mats["w_f"](4, 4) = 2.0f; });
     CHECK(even.mats.at("scores")(2, 4) == doctest::Approx(0.0f));
     for (Eigen::Index j = 0; j < 5; ++j) CHECK(even.mats.at("weights")(2, j) == doctest::Approx(0.2f));
     CHECK(even.mats.at("compare")(2, 4) == doctest::Approx(-0.2f));
-    CHECK(even.mats.at("verdict")(0, 1) == 1.0f);
+    CHECK(even.mats.at("verdict")(1, 0) == 1.0f);
   }
   {  // uses/relations: q = [2, 2, 0] gives "born" 0.76 of (Curie, Warsaw); for (Curie, Paris) "born" and "lived"
      // score 4, "in", "Warsaw" and "in" 2, and the verbs get 0.42 each (no clear relation); q = [4, 3, 3] gives
