@@ -197,7 +197,6 @@ DemoOutputs run_relations(const DemoInputs& in) {
   out.panels.push_back(heatmap_panel("weights", "weights", tr("Attention of each pair over the words (its two names left out)",
                                                               "每一对名字对各个词的注意力（这两个名字本身不算）"),
                                      pairs, tok, true));
-  out.panels.push_back(arrows_panel("arrows", "weights", tr("Where each pair looks", "每一对名字看向哪里"), pairs, tok));
   out.panels.push_back(bars_panel("relation", "relation", tr("The relation: each pair's attention on each relation's words",
                                                              "关系：每一对放在每种关系的词上的注意力"),
                                   pairs, relations));
