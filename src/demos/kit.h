@@ -26,6 +26,7 @@ void add_block_demos(std::vector<DemoEntry>& r);           // block.cpp: the Tra
 void add_task_demos(std::vector<DemoEntry>& r);            // tasks.cpp: C2, F3, F7
 void add_recurrent_demos(std::vector<DemoEntry>& r);       // recurrent.cpp: E3
 void add_text_task_demos(std::vector<DemoEntry>& r);       // text_tasks.cpp: F4, F8
+void add_learned_demos(std::vector<DemoEntry>& r);         // learned.cpp: A6, trained from random
 
 // transformer_block's stages at residual 1 against attn::transformer_block_forward,
 // both placements: the largest absolute difference (for the tests).

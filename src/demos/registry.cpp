@@ -18,6 +18,7 @@ namespace attn {
 std::vector<DemoEntry> hand_set_demo_entries() {
   std::vector<DemoEntry> all;
   demo_impl::add_basic_demos(all);
+  demo_impl::add_learned_demos(all);
   demo_impl::add_scoring_demos(all);
   demo_impl::add_kind_demos(all);
   demo_impl::add_self_attention_demos(all);

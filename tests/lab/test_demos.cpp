@@ -1315,3 +1315,37 @@ TEST_CASE("heads, the Transformer block, uses and the recap: the figures their h
     CHECK(std::abs(out.mats.at("weights")(0, 2) - 0.84f) < 0.005f);
   }
 }
+
+TEST_CASE("inside-the-score/learned: raw stays, tied flattens every row, learned finds the circle, for seeds 0 to 9") {
+  // The text: the flat line is ln 3 = 1.10. tied-circle and its after-text (seed 1, 400 steps): raw 1.25, tied 1.10
+  // with every weight 0.33, learned 0.06 with 0.96, 0.95 and 0.92 on the next word; seeds 0 to 9: tied at 1.10,
+  // learned at least 0.87 on every next word (learn-the-circle asks for 0.85; its hint quotes seed 1)
+  const LessonStep& s = find_step("inside-the-score", "learned");
+  auto trained = [&](const char* mode, int seed) {
+    return run_step(s, [&](DemoInputs& in) {
+      in.settings["projection"] = mode;
+      in.settings["steps"] = "400";
+      in.settings["seed"] = std::to_string(seed);
+    });
+  };
+  const DemoOutputs start = run_step(s);
+  CHECK(std::abs(start.mats.at("loss_curve")(1, 0) - 1.10f) < 0.005f);
+  CHECK(std::abs(trained("raw", 1).mats.at("loss")(0, 0) - 1.25f) < 0.005f);
+  const DemoOutputs learned = trained("learned", 1);
+  const Mat& w = learned.mats.at("weights");  // rows and columns cats chase mice
+  CHECK(std::abs(learned.mats.at("loss")(0, 0) - 0.06f) < 0.005f);
+  CHECK(std::abs(w(0, 1) - 0.96f) < 0.005f);
+  CHECK(std::abs(w(1, 2) - 0.95f) < 0.005f);
+  CHECK(std::abs(w(2, 0) - 0.92f) < 0.005f);
+  for (int seed = 0; seed < 10; ++seed) {
+    CAPTURE(seed);
+    const DemoOutputs tied = trained("tied", seed);
+    CHECK(std::abs(tied.mats.at("loss")(0, 0) - std::log(3.0f)) < 0.005f);
+    CHECK((tied.mats.at("weights").array() - 1.0f / 3.0f).abs().maxCoeff() < 0.005f);
+    const DemoOutputs run = trained("learned", seed);
+    const Mat &lw = run.mats.at("weights"), &curve = run.mats.at("loss_curve");
+    CHECK(std::min({lw(0, 1), lw(1, 2), lw(2, 0)}) > 0.87f);
+    // The loss never rises while training (rate 1 is small enough here).
+    for (Eigen::Index t = 1; t < curve.cols(); ++t) CHECK(curve(0, t) <= curve(0, t - 1) + 1e-6f);
+  }
+}
