@@ -1317,7 +1317,7 @@ TEST_CASE("heads, the Transformer block, uses and the recap: the figures their h
 }
 
 TEST_CASE("inside-the-score/learned: raw stays, tied flattens every row, learned finds the circle, for seeds 0 to 9") {
-  // The text: the flat line is ln 3 = 1.10. tied-circle and its after-text (seed 1, 400 steps): raw 1.25, tied 1.10
+  // tied-circle and its after-text: the flat line is ln 3 = 1.10; seed 1, 400 steps: raw 1.25, tied 1.10
   // with every weight 0.33, learned 0.06 with 0.96, 0.95 and 0.92 on the next word; seeds 0 to 9: tied at 1.10,
   // learned at least 0.87 on every next word (learn-the-circle asks for 0.85; its hint quotes seed 1)
   const LessonStep& s = find_step("inside-the-score", "learned");
