@@ -895,6 +895,61 @@ TEST_CASE("uses: the rows and shares its quizzes and exercises quote") {
   }
 }
 
+TEST_CASE("entailment, relations and the RNN under attention: the figures their steps quote") {
+  {  // uses/entailment, indoors-pairs: "indoors" puts 0.93 on "outside"; the paired content says out +0.93, so
+     // compare is 0.93 on place and -0.93 on out; "children" and "play" compare 0.91; the verdict is contradiction
+    const LessonStep& s = find_step("uses", "entailment");
+    const DemoOutputs out = run_step(s);
+    const Mat &w = out.mats.at("weights"), &c = out.mats.at("compare");  // rows children play indoors
+    CHECK(std::abs(w(2, 4) - 0.93f) < 0.005f);
+    CHECK(std::abs(out.mats.at("aligned")(2, 4) - 0.93f) < 0.005f);
+    CHECK(std::abs(c(2, 3) - 0.93f) < 0.005f);
+    CHECK(std::abs(c(2, 4) + 0.93f) < 0.005f);
+    CHECK(std::abs(c(0, 0) - 0.91f) < 0.005f);
+    CHECK(std::abs(c(1, 1) - 0.91f) < 0.005f);
+    CHECK(out.mats.at("words")(0, 0) == 1.0f);
+    CHECK(out.mats.at("words")(2, 2) == 1.0f);
+    CHECK(out.mats.at("verdict")(2, 0) == 1.0f);
+    // pair-by-agreement: with F[out, d5] = 2 the score of indoors against outside is 4 - 4 = 0, every premise
+    // word gets 0.2, the paired content says out +0.2 (compare -0.2), and the verdict turns neutral
+    const DemoOutputs even = run_step(s, [](DemoInputs& in) { in.mats["w_f"](4, 4) = 2.0f; });
+    CHECK(even.mats.at("scores")(2, 4) == doctest::Approx(0.0f));
+    for (Eigen::Index j = 0; j < 5; ++j) CHECK(even.mats.at("weights")(2, j) == doctest::Approx(0.2f));
+    CHECK(even.mats.at("compare")(2, 4) == doctest::Approx(-0.2f));
+    CHECK(even.mats.at("verdict")(1, 0) == 1.0f);
+  }
+  {  // uses/relations: q = [2, 2, 0] gives "born" 0.76 of (Curie, Warsaw); for (Curie, Paris) "born" and "lived"
+     // score 4, "in", "Warsaw" and "in" 2, and the verbs get 0.42 each (no clear relation); q = [4, 3, 3] gives
+     // "born" 0.77 and "lived" 0.66
+    const LessonStep& s = find_step("uses", "relations");
+    const DemoOutputs out = run_step(s);  // rows (Curie, Warsaw), (Curie, Paris); words Curie born in Warsaw lived in Paris
+    const Mat &w = out.mats.at("weights"), &sc = out.mats.at("scores");
+    CHECK(std::abs(w(0, 1) - 0.76f) < 0.005f);
+    CHECK(sc(1, 1) == doctest::Approx(4.0f));
+    CHECK(sc(1, 4) == doctest::Approx(4.0f));
+    for (Eigen::Index j : {2, 3, 5}) CHECK(sc(1, j) == doctest::Approx(2.0f));
+    CHECK(std::abs(w(1, 1) - 0.42f) < 0.005f);
+    CHECK(w(1, 1) == doctest::Approx(w(1, 4)));
+    CHECK(out.mats.at("relation")(1, 0) == doctest::Approx(out.mats.at("relation")(1, 1)));
+    const Mat both = run_step(s, [](DemoInputs& in) { in.mats["q"] = (Mat(1, 3) << 4.0f, 3.0f, 3.0f).finished(); }).mats.at("weights");
+    CHECK(std::abs(both(0, 1) - 0.77f) < 0.005f);
+    CHECK(std::abs(both(1, 4) - 0.66f) < 0.005f);
+  }
+  {  // rnn-vs-attention/positions-not-rnn: with W_h = 0 neither side tells "dog chased cat" from "cat chased dog";
+     // W_h = I makes the RNN's sentence vectors differ by 0.35, 0.5 I by 0.17; attention over the embeddings stays
+     // at 0; the RNN takes 3 steps in a row
+    const LessonStep& s = find_step("rnn-vs-attention", "positions-not-rnn");
+    auto difference = [&](float diagonal) {
+      return run_step(s, [&](DemoInputs& in) { in.mats["w_h"] = diagonal * Mat::Identity(3, 3); }).mats.at("difference");
+    };
+    CHECK(difference(0.0f).maxCoeff() < 1e-6f);
+    CHECK(difference(1.0f)(0, 0) < 1e-6f);
+    CHECK(std::abs(difference(1.0f)(0, 1) - 0.35f) < 0.005f);
+    CHECK(std::abs(difference(0.5f)(0, 1) - 0.17f) < 0.005f);
+    CHECK(run_step(s).mats.at("steps")(0, 0) == 3.0f);
+  }
+}
+
 TEST_CASE("decode_steps: the row of 'love' repeats the word until the step limit, moved on, the reference is written") {
   const LessonStep& s = find_step("encoder-decoder", "by-hand");
   const float top = std::exp(3.0f) / (std::exp(3.0f) + 4.0f);  // one score of 3 among four of 0: 0.834
@@ -1243,11 +1298,6 @@ TEST_CASE("heads, the Transformer block, uses and the recap: the figures their h
     CHECK(std::abs(w(0, 2) - 0.45f) < 0.01f);
     CHECK(std::abs(w(0, 4) - 0.45f) < 0.01f);
   }
-  {  // uses/entailment, indoors-pairs: about 0.8 on "outside", and +0.8 on d5 in the aligned output
-    const DemoOutputs out = run_step(find_step("uses", "entailment"));
-    CHECK(std::abs(out.mats.at("weights")(2, 4) - 0.83f) < 0.01f);
-    CHECK(std::abs(out.mats.at("output")(2, 4) - 0.83f) < 0.01f);
-  }
   {  // uses/classification, great-share: 0.75, 0.12, 0.055 and about 0.04 each; tone 0.79 and name 0.07
     const LessonStep& s = find_step("uses", "classification");
     const auto tok = demo_defaults(s).tokens;
@@ -1398,5 +1448,39 @@ TEST_CASE("flash-tiles: the running maxima, factors and differences it quotes, t
       CAPTURE(figure);
       CHECK(quotes(after, figure));
     }
+  }
+}
+
+TEST_CASE("inside-the-score/learned: raw stays, tied flattens every row, learned finds the circle, for seeds 0 to 9") {
+  // tied-circle and its after-text: the flat line is ln 3 = 1.10; seed 1, 400 steps: raw 1.25, tied 1.10
+  // with every weight 0.33, learned 0.06 with 0.96, 0.95 and 0.92 on the next word; seeds 0 to 9: tied at 1.10,
+  // learned at least 0.87 on every next word (learn-the-circle asks for 0.85; its hint quotes seed 1)
+  const LessonStep& s = find_step("inside-the-score", "learned");
+  auto trained = [&](const char* mode, int seed) {
+    return run_step(s, [&](DemoInputs& in) {
+      in.settings["projection"] = mode;
+      in.settings["steps"] = "400";
+      in.settings["seed"] = std::to_string(seed);
+    });
+  };
+  const DemoOutputs start = run_step(s);
+  CHECK(std::abs(start.mats.at("loss_curve")(1, 0) - 1.10f) < 0.005f);
+  CHECK(std::abs(trained("raw", 1).mats.at("loss")(0, 0) - 1.25f) < 0.005f);
+  const DemoOutputs learned = trained("learned", 1);
+  const Mat& w = learned.mats.at("weights");  // rows and columns cats chase mice
+  CHECK(std::abs(learned.mats.at("loss")(0, 0) - 0.06f) < 0.005f);
+  CHECK(std::abs(w(0, 1) - 0.96f) < 0.005f);
+  CHECK(std::abs(w(1, 2) - 0.95f) < 0.005f);
+  CHECK(std::abs(w(2, 0) - 0.92f) < 0.005f);
+  for (int seed = 0; seed < 10; ++seed) {
+    CAPTURE(seed);
+    const DemoOutputs tied = trained("tied", seed);
+    CHECK(std::abs(tied.mats.at("loss")(0, 0) - std::log(3.0f)) < 0.005f);
+    CHECK((tied.mats.at("weights").array() - 1.0f / 3.0f).abs().maxCoeff() < 0.005f);
+    const DemoOutputs run = trained("learned", seed);
+    const Mat &lw = run.mats.at("weights"), &curve = run.mats.at("loss_curve");
+    CHECK(std::min({lw(0, 1), lw(1, 2), lw(2, 0)}) > 0.87f);
+    // The loss never rises while training (rate 1 is small enough here).
+    for (Eigen::Index t = 1; t < curve.cols(); ++t) CHECK(curve(0, t) <= curve(0, t - 1) + 1e-6f);
   }
 }
