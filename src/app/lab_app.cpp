@@ -50,26 +50,9 @@ LabView LabApp::view() const {
   v.trainer.experiment = experiment_;
   v.trainer.running = running_;
   v.trainer.speed = speed_;
-  v.trainer.started = trainer_.started();
-  v.trainer.ready = trainer_.ready();
-  v.trainer.failed = trainer_.failed();
   v.trainer.snapshots = snapshots_;
-  v.trainer.workers = trainer_.workers();
-  v.own_text.has = own_text_.has();
-  v.own_text.pending = own_text_.pending();
-  v.own_text.keep = own_text_.keep();
-  v.own_text.kept = own_text_.kept();
-  v.own_text.characters = own_text_.summary().characters;
-  v.own_text.paragraphs = own_text_.summary().paragraphs;
-  v.own_text.unshown = own_text_.unshown();
-  v.own_text.last_ok = own_text_.last_outcome().ok;
-  v.own_text.message = state_.lang == "zh" ? own_text_.last_outcome().zh : own_text_.last_outcome().en;
-  v.trainer.cores = platform::cores();
-  TrainerSide& t = const_cast<TrainerSide&>(trainer_);  // reads only: the client's own bookkeeping
-  if (const attn::TrainerClient* c = t.client_if_started()) {
-    v.trainer.synced = c->synced(experiment_key_);
-    v.trainer.rejected = long(c->rejected());
-  }
+  trainer_.fill_view(experiment_key_, &v.trainer);
+  v.own_text = own_text_.view(state_.lang);
   v.layout = layout_;
   v.embedded = embedded_;
   v.touch_screen = touch_screen_;
@@ -475,14 +458,6 @@ void LabApp::set_workers(int workers) {
   if (workers == trainer_.workers()) return;
   trainer_.set_workers(workers);
   ++revision_;
-}
-
-std::string LabApp::own_text_font() {
-#ifdef LAB_COMMON_GLYPHS
-  return LAB_COMMON_GLYPHS;
-#else
-  return "";
-#endif
 }
 
 void LabApp::own_text(const std::string& text, bool keep) {

@@ -125,8 +125,7 @@ class LabApp final : public LabControl {
   bool embedded_ = false;      // the embed view (platform::embedded_view): one step, nothing saved
   bool touch_screen_ = false;  // the page has a coarse pointer: touch-sized controls
   StepCode code_;               // the Code view and its program (lab_code.h)
-  OwnText own_text_{own_text_font()};  // the learner's own text (lab_own_text.h)
-  static std::string own_text_font();
+  OwnText own_text_{OwnText::common_font()};  // the learner's own text (lab_own_text.h)
   bool dirty_ = false;         // state changed since it was last saved
   double saved_at_ms_ = 0.0;
   FrameState frame_;           // the frame's own (lab_frame.h)

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "app/lab_view.h"
 #include "data/text_corpus.h"
 #include "platform/platform.h"
 
@@ -30,6 +31,28 @@ bool needs_glyph(uint32_t c) { return c != '\n' && c != '\r' && c != '\t' && c !
 
 OwnText::Outcome fail(std::string en, std::string zh) { return {false, std::move(en), std::move(zh)}; }
 }  // namespace
+
+std::string OwnText::common_font() {
+#ifdef LAB_COMMON_GLYPHS
+  return LAB_COMMON_GLYPHS;
+#else
+  return "";
+#endif
+}
+
+OwnTextView OwnText::view(const std::string& lang) const {
+  OwnTextView v;
+  v.has = has();
+  v.pending = pending();
+  v.keep = keep();
+  v.kept = kept();
+  v.characters = summary_.characters;
+  v.paragraphs = summary_.paragraphs;
+  v.unshown = unshown_;
+  v.last_ok = last_.ok;
+  v.message = lang == "zh" ? last_.zh : last_.en;
+  return v;
+}
 
 bool OwnText::check_bytes(const std::string& bytes) {
   // Length first: a file of many megabytes is refused before anything reads it.

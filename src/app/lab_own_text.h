@@ -21,8 +21,14 @@
 
 #include "train/train_run.h"
 
+struct OwnTextView;  // lab_view.h
+
 class OwnText {
  public:
+  // Natively, the common-characters font file the build names; "" in the page,
+  // which fetches it.
+  static std::string common_font();
+
   // What the last text handed in came to: "" while nothing was, or while one
   // waits for its glyphs (pending()).
   struct Outcome {
@@ -41,6 +47,8 @@ class OwnText {
   bool pending() const { return !pending_.empty(); }
   Outcome take_outcome();
   const Outcome& last_outcome() const { return last_; }
+  // As the page's box shows it, the message in `lang`.
+  OwnTextView view(const std::string& lang) const;
 
   // The accepted text, as the model reads it (characters outside every font as
   // U+FFFD), its summary, and how many characters were outside.

@@ -3,6 +3,7 @@
 
 #include <utility>
 
+#include "app/lab_view.h"
 #include "app/trainer_worker.h"
 #include "data/text_corpus.h"
 
@@ -22,6 +23,18 @@ std::map<std::string, std::vector<std::string>> text_files(attn::data::TextCorpu
   return files;
 }
 }  // namespace
+
+void TrainerSide::fill_view(const std::string& key, TrainerView* v) const {
+  v->started = started();
+  v->ready = ready_;
+  v->failed = failed_;
+  v->workers = workers_;
+  v->cores = platform::cores();
+  if (client_) {
+    v->synced = client_->synced(key);
+    v->rejected = long(client_->rejected());
+  }
+}
 
 void TrainerSide::start_link() {
   link_ = platform::start_trainer(lab_trainer_worker, workers_);

@@ -17,8 +17,13 @@
 #include "experiments/trainer.h"
 #include "platform/platform.h"
 
+struct TrainerView;  // lab_view.h
+
 class TrainerSide {
  public:
+  // The worker's part of the view: started, ready, failed, workers, cores, and
+  // for the step `key` whether the worker has answered its newest command.
+  void fill_view(const std::string& key, TrainerView* v) const;
   // The client (made, with its worker, on first use).
   attn::TrainerClient& client();
   attn::TrainerClient* client_if_started() { return client_.get(); }

@@ -46,6 +46,7 @@
 
 #include "course/demo_api.h"
 #include "experiments/experiments.h"
+#include "experiments/trainer_messages.h"
 
 namespace attn {
 
@@ -53,48 +54,7 @@ constexpr double kSlowPauseMs = 120.0;
 constexpr double kNormalSnapshotMs = 50.0;
 constexpr double kFastSnapshotMs = 250.0;
 constexpr double kWorkerSliceMs = 30.0;  // work between two looks at the inbox
-constexpr size_t kMaxTrainerMessage = 64u << 20;
-constexpr size_t kMaxTrainerKey = 256;
-
-// ---------------------------------------------------------------- 1 messages
-enum class TrainerOp : uint8_t {
-  // page -> worker
-  open = 1,   // key, demo, inputs: make the experiment (kept if it exists)
-  reset,      // key, demo, inputs: a fresh experiment in its place
-  run,        // key, speed ("slow", "normal", "fast")
-  pause,      // key
-  step,       // key: one training step (finishing an evaluation it triggers)
-  setting,    // key, name, value: a view setting (Experiment::set_view_setting)
-  matrix,     // key, name, matrix (Experiment::set_view_matrix)
-  close,      // key: forget the experiment
-  ping,       // (no key): the worker answers pong; the page's heartbeat
-  text,       // (no key) name, value: a corpus the page fetched (data::provide_corpus):
-              // its name ("tang_poems", ...) and its bytes; sent before the step opens
-  status,     // key: the worker answers report with the experiment's status (tests, the bench)
-  // worker -> page
-  snapshot = 32,  // key, generation, running, done, state
-  pong,           // answers ping
-  failed,         // key (may be empty), why: the experiment or the worker failed
-  report,         // key, value: the experiment's status as JSON text (Experiment::status)
-};
-
-struct TrainerMessage {
-  TrainerOp op = TrainerOp::ping;
-  std::string key;       // the step's key ("lesson/step-id")
-  uint64_t generation = 0;
-  std::string demo;      // open, reset
-  DemoInputs inputs;     // open, reset
-  std::string name;      // setting, matrix
-  std::string value;     // setting: its value; run: the speed; failed: why; text: the corpus
-  Mat matrix;            // matrix
-  bool running = false;  // snapshot
-  bool done = false;     // snapshot
-  std::string state;     // snapshot: Experiment::write_state's bytes
-};
-
-std::string encode_trainer_message(const TrainerMessage& m);
-// Length, then shape, then values: false (and why) for anything malformed.
-bool decode_trainer_message(std::string_view bytes, TrainerMessage* m, std::string* why);
+// ---------------------------------------------------------------- 1 messages: trainer_messages.h
 
 // ---------------------------------------------------------------- 2 the worker's end
 class TrainerWorker {
