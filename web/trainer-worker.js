@@ -35,15 +35,19 @@ const pending = [];      // what came before it: [kind, data]
 let timer = 0;           // a slow-speed pause
 let queued = false;      // a slice is queued on the channel
 // A MessageChannel schedules the next slice at once; setTimeout(0) would wait
-// at least 4 ms after a few nested calls.
+// at least 4 ms after a few nested calls. In node a port delivers up to a
+// thousand queued messages before anything else runs, which left the page's
+// messages unread for as long as training ran: there setImmediate, which lets
+// the event loop look at every port between two slices.
 const channel = new MessageChannel();
 channel.port1.onmessage = () => { queued = false; loop(); };
+const nextSlice = inNode ? () => setImmediate(() => { queued = false; loop(); }) : () => channel.port2.postMessage(0);
 
 function schedule(waitMs) {
   if (timer) { clearTimeout(timer); timer = 0; }
   if (waitMs < 0) return;  // nothing runs: wait for a message (or a helper's result)
   if (waitMs === 0) {
-    if (!queued) { queued = true; channel.port2.postMessage(0); }
+    if (!queued) { queued = true; nextSlice(); }
     return;
   }
   timer = setTimeout(() => { timer = 0; loop(); }, waitMs);
