@@ -7,7 +7,11 @@
 //     every other wasm measurement), all of the batched step (issue 36), whose
 //     losses must be the same bits in each;
 //   - in the page's training worker in headless Chromium (the language-model
-//     lesson, its text fetched from site/texts/ as a learner's page does);
+//     lesson, its text fetched from site/texts/ as a learner's page does), with
+//     1 worker and with 2 (the training worker and a helper, issue 36);
+//   - in node's worker threads with 1 and 2 workers: the page's worker script
+//     and protocol around the module built for node (tests/node/pool.mjs,
+//     build/web-test's trainer_node), the lesson's 1000 steps at fast speed;
 //   - for the same model written in TF.js (below), trained on the same windows
 //     in the same order (the native bench writes them to DATA/lm_windows.i32),
 //     on TF.js's wasm backend when it can train the model, else on its cpu
@@ -15,8 +19,12 @@
 // and the share of the measured SIMD128 ceiling a step reaches (the step's FLOP
 // are counted in bench_attention.cpp, section 5b).
 //
-// Sections: 1 the model in TF.js, 2 training it, 3 the page, 4 the run (rounds,
-// medians), 5 the table.
+// The workers' rates are the coordinator's own time per step (msPerStep: from
+// handing out the shares to applying the update, waiting for the helpers
+// included; evaluations and messages to the page excluded), as the page reports it.
+//
+// Sections: 1 the model in TF.js, 2 training it, 3 the page and node's workers,
+// 4 the run (rounds, medians), 5 the table.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
@@ -192,21 +200,39 @@ export async function tfjsLmRound(tf, c, batches, steps) {
   }
 }
 
-// ---------------------------------------------------------------- 3 the page
+// ---------------------------------------------------------------- 3 the page and node's workers
 // The language-model lesson's first step in the page, trained in its worker at
 // normal speed until `steps` steps (tests/browser/harness.mjs, measureTraining;
 // the worker times its own steps: msPerStep excludes fetching the text,
-// evaluations and messages).
-export async function inPageLmTraining(site, steps) {
+// evaluations and messages), with `workers` workers (window.attnlab.workers).
+// With `steps` the lesson's whole run, the last loss is compared across runs.
+export async function inPageLmTraining(site, steps, workers = 1) {
   process.env.LAB_SITE = site;
-  const { openLab, measureTraining } = await import('../tests/browser/harness.mjs');
+  const { openLab, measureTraining, until } = await import('../tests/browser/harness.mjs');
   const lab = await openLab();
   try {
-    const r = await measureTraining(lab.page, 'language-model', 0, (st) => st.experiment?.steps >= steps, { ceilingMs: 600000 });
-    return { ...r, note: 'headless Chromium, the training worker (wasm SIMD), normal speed; lesson language-model, step 0' };
+    await lab.page.evaluate((n) => window.attnlab.workers(n), workers);
+    await until(async () => (await lab.page.evaluate(() => window.attnlab.state())).worker?.workers === workers,
+                `the page to train with ${workers} workers`, 60000);
+    const r = await measureTraining(lab.page, 'language-model', 0, (st) => st.experiment?.steps >= steps && !st.experiment?.evaluating,
+                                    { ceilingMs: 600000 });
+    const st = await lab.page.evaluate(() => window.attnlab.state());
+    return { ...r, workers, loss: st.experiment?.runs?.[0]?.loss,
+             note: `headless Chromium, ${workers === 1 ? 'the training worker' : `the training worker and ${workers - 1} helper(s)`} ` +
+                   '(wasm SIMD), normal speed; lesson language-model, step 0' };
   } finally {
     await lab.close();
   }
+}
+
+// The same model in node's worker threads (tests/node/pool.mjs): `workers`
+// workers train the English text's `steps` steps at fast speed.
+export async function nodePoolLmTraining(moduleFile, steps, workers) {
+  const { train } = await import('../tests/node/pool.mjs');
+  const r = await train(moduleFile, workers, steps, 'english');
+  const run = r.status.runs[0];
+  return { workers, steps: run.steps, seconds: r.ms / 1000, msPerStep: run.msPerStep,
+           stepsPerSecond: run.msPerStep > 0 ? 1000 / run.msPerStep : 0, loss: run.loss, heldout_loss: run.heldoutLoss };
 }
 
 // ---------------------------------------------------------------- 4 the run
@@ -235,11 +261,24 @@ export async function languageModelBench(ctx) {
     log(`round ${round + 1}/${ctx.rounds}: language model, TF.js`);
     tfRounds.push({ ...(await tfjsLmRound(ctx.tf, cfg, windows, ctx.tfjsSteps)), round });
   }
-  let page = null;
-  if (ctx.browser) {
-    log(`language model in the page: ${ctx.pageSteps} steps in the training worker`);
-    try { page = await inPageLmTraining(ctx.site, ctx.pageSteps); } catch (e) { page = { error: String(e) }; log('in-page language model failed:', String(e)); }
+  // node's worker threads, 1 and 2 workers in alternation, median of the rounds.
+  const poolRounds = { 1: [], 2: [] };
+  if (ctx.trainerNode) {
+    for (let round = 0; round < ctx.rounds; round++)
+      for (const w of [1, 2]) {
+        log(`round ${round + 1}/${ctx.rounds}: language model in node's worker threads, ${w} worker(s), ${ctx.poolSteps} steps`);
+        try { poolRounds[w].push(await nodePoolLmTraining(ctx.trainerNode, ctx.poolSteps, w)); }
+        catch (e) { poolRounds[w].push({ error: String(e) }); log('node worker threads failed:', String(e)); }
+      }
   }
+  const pages = { 1: null, 2: null };
+  if (ctx.browser) {
+    for (const w of [1, 2]) {
+      log(`language model in the page: ${ctx.pageSteps} steps, ${w} worker(s)`);
+      try { pages[w] = await inPageLmTraining(ctx.site, ctx.pageSteps, w); } catch (e) { pages[w] = { error: String(e) }; log('in-page language model failed:', String(e)); }
+    }
+  }
+  const page = pages[1];
   const tokens = cfg.tokens_per_step, flop = cfg.flop_per_step;
   const ceiling = ctx.ceilingGflops;
   const column = (tps) => (tps ? { tokens_per_second: tps, gflops: (tps / tokens) * flop / 1e9,
@@ -255,8 +294,20 @@ export async function languageModelBench(ctx) {
                  backend: tfRounds[0].backend, embedding: tfRounds[0].embedding, notes: tfRounds[0].notes,
                  parameters: tfRounds[0].parameters, first_loss: tfRounds[0].first_loss, last_loss: tfRounds[0].last_loss,
                  package: '@tensorflow/tfjs', version: ctx.tf.version.tfjs, threads: 1 };
-  const inPage = page && !page.error ? { ...column((page.stepsPerSecond || 0) * tokens), steps: page.step, seconds: page.seconds,
-                                         ms_per_step: page.msPerStep, fps: page.fps, note: page.note } : page;
+  const pageColumn = (p) => (p && !p.error ? { ...column((p.stepsPerSecond || 0) * tokens), steps: p.step, seconds: p.seconds,
+                                              ms_per_step: p.msPerStep, fps: p.fps, workers: p.workers, last_loss: p.loss, note: p.note } : p);
+  const inPage = pageColumn(page), inPage2 = pageColumn(pages[2]);
+  const poolColumn = (rs) => {
+    const ok = rs.filter((x) => !x.error);
+    if (!ok.length) return rs[0] || null;
+    return { ...column(median(ok.map((x) => x.stepsPerSecond * tokens))), round_tokens_per_second: ok.map((x) => x.stepsPerSecond * tokens),
+             ms_per_step: ok.map((x) => x.msPerStep), steps: ok[0].steps, last_loss: ok[0].loss, heldout_loss: ok[0].heldout_loss,
+             losses_same_every_round: ok.every((x) => x.loss === ok[0].loss && x.heldout_loss === ok[0].heldout_loss) };
+  };
+  const pool1 = poolColumn(poolRounds[1]), pool2 = poolColumn(poolRounds[2]);
+  // The same last losses, bit for bit, with 1 and 2 workers: in node's threads
+  // and in the page (both train the lesson's 1000 steps of the English text).
+  const sameLast = [pool1, pool2, inPage, inPage2].filter((x) => x && !x.error && x.last_loss !== undefined).map((x) => x.last_loss);
   return {
     model: 'lm_english', lesson: 'language-model (train_lm, corpus english)',
     config: { vocab: cfg.vocab, context: cfg.context, d_model: cfg.d_model, layers: cfg.layers, heads: cfg.heads, d_ff: cfg.d_ff,
@@ -267,8 +318,16 @@ export async function languageModelBench(ctx) {
     flop_formula: 'batch x (6 n W + 12 L n^2 d), W = L (4 d^2 + 2 d d_ff) + d V: forward + backward matrix products, causal scores counted as the full square',
     steps: ctx.steps, tfjs_steps: ctx.tfjsSteps, page_steps: ctx.pageSteps, rounds: ctx.rounds, ceiling_gflops: ceiling,
     native: ours.native, native_2_threads: ours['native-2-threads'], wasm_simd: ours['wasm-simd'], page: inPage, tfjs,
-    // Every round of every build and thread count gave the same losses, bit for bit (%.9g).
-    bit_identical: rounds.every((x) => JSON.stringify(x.losses) === JSON.stringify(rounds[0].losses)),
+    wasm_simd_1_worker: pool1, wasm_simd_2_workers: pool2, page_2_workers: inPage2,
+    pool_steps: ctx.poolSteps,
+    two_workers_vs_one: { node: pool1?.tokens_per_second && pool2?.tokens_per_second ? pool2.tokens_per_second / pool1.tokens_per_second : null,
+                          page: inPage?.tokens_per_second && inPage2?.tokens_per_second ? inPage2.tokens_per_second / inPage.tokens_per_second : null },
+    // Every round of every build and thread count gave the same losses, bit for
+    // bit (%.9g), and 1 and 2 workers the same last loss in node and in the page.
+    bit_identical: rounds.every((x) => JSON.stringify(x.losses) === JSON.stringify(rounds[0].losses)) &&
+                   sameLast.every((x) => x === sameLast[0]) && (!pool1 || pool1.losses_same_every_round !== false) &&
+                   (!pool2 || pool2.losses_same_every_round !== false),
+    bit_identical_runs: { builds_and_threads: rounds.length, last_losses_compared: sameLast.length },
     ours_vs_tfjs: tfjs.tokens_per_second ? ours['wasm-simd'].tokens_per_second / tfjs.tokens_per_second : null,
     page_vs_tfjs: inPage?.tokens_per_second && tfjs.tokens_per_second ? inPage.tokens_per_second / tfjs.tokens_per_second : null,
     load_average_before: loadBefore, load_average_after: loadavg(),
@@ -296,16 +355,25 @@ export function lmTable(lm) {
   row('ours, native', lm.native.parameters, lm.native);
   if (lm.native_2_threads) row('ours, native, the batch on 2 threads', lm.native_2_threads.parameters, lm.native_2_threads);
   row('ours, wasm SIMD under node', lm.wasm_simd.parameters, lm.wasm_simd);
-  if (lm.page?.error) out.push(`${'ours, page worker (Chromium)'.padEnd(W)} failed: ${lm.page.error.split('\n')[0]}`);
-  else if (lm.page) row('ours, page worker (Chromium)', lm.parameters, lm.page);
+  const maybe = (name, col) => {
+    if (col?.error) out.push(`${name.padEnd(W)} failed: ${col.error.split('\n')[0]}`);
+    else if (col) row(name, lm.parameters, col);
+  };
+  maybe("ours, wasm SIMD, node's worker threads, 1", lm.wasm_simd_1_worker);
+  maybe("ours, wasm SIMD, node's worker threads, 2", lm.wasm_simd_2_workers);
+  maybe('ours, page worker (Chromium)', lm.page);
+  maybe('ours, page, 2 workers (Chromium)', lm.page_2_workers);
   row(`TF.js ${lm.tfjs.version}, ${lm.tfjs.backend} backend${lm.tfjs.embedding === 'onehot' ? ', one-hot embedding' : ''}`, lm.tfjs.parameters, lm.tfjs);
   out.push(`ours (wasm SIMD, node) / TF.js: ${lm.ours_vs_tfjs ? lm.ours_vs_tfjs.toFixed(2) + 'x' : '-'}` +
            (lm.page_vs_tfjs ? `; page worker / TF.js: ${lm.page_vs_tfjs.toFixed(2)}x` : '') + ' (aim: 3x)' +
            `; parameter counts ${lm.same_parameter_count ? 'equal' : 'DIFFER'} (ours ${lm.parameters}, TF.js ${lm.tfjs.parameters})` +
            `; loss after ${lm.tfjs_steps + 1} steps: ours ${lm.wasm_simd.loss_at_tfjs_last_step.toFixed(3)}, TF.js ${lm.tfjs.last_loss.toFixed(3)} ` +
            '(the same windows from different initial values)');
+  const x = (r) => (r ? `${r.toFixed(2)}x` : '-');
   out.push(`wasm SIMD under node at ${pct(lm.wasm_simd.share_of_ceiling)} of the ceiling (issue 36's target: 50% or more); ` +
-           `losses ${lm.bit_identical ? 'bit-identical' : 'NOT bit-identical'} natively (1 and 2 threads) and in wasm SIMD, every round`);
+           `2 workers / 1: ${x(lm.two_workers_vs_one?.node)} in node's worker threads (target: 1.7x), ${x(lm.two_workers_vs_one?.page)} in the page; ` +
+           `losses ${lm.bit_identical ? 'bit-identical' : 'NOT bit-identical'} natively (1 and 2 threads) and in wasm SIMD, every round` +
+           (lm.bit_identical_runs?.last_losses_compared ? `, and the last loss of ${lm.bit_identical_runs.last_losses_compared} runs with 1 and 2 workers (node, page)` : ''));
   for (const n of lm.tfjs.notes) out.push(`TF.js: ${n}`);
   const load = (l) => l.map((x) => x.toFixed(2)).join(' ');
   out.push(`FLOP per step = ${lm.flop_formula}`);

@@ -64,6 +64,7 @@ Value TrainingExperiment::status() const {
   s.set("done", done());
   s.set("evaluating", evaluating_);
   s.set("workMs", work_ms_);
+  s.set("helperShares", double(helper_shares_));
   Value runs = Value::array();
   for (const Track& t : tracks_) {
     Value r = Value::object();
@@ -123,6 +124,7 @@ void TrainingExperiment::restart(const train::RunDesc& base) {
     t = std::move(fresh);
   }
   steps_ = 0;
+  helper_shares_ = 0;
   next_track_ = 0;
   for (auto& jobs : round_.jobs) jobs.clear();  // results still out for the old models are refused
   for (auto& batch : round_.batches) batch.clear();
@@ -280,6 +282,8 @@ bool TrainingExperiment::receive_result(std::string_view bytes) {
       if (!res.error.empty() || sh.batch != batch || sh.begin != begin || sh.end != end) {
         // The helper could not do it: this worker does (the same bits).
         run.compute_share(round_.batches[t], begin, end, sh);
+      } else {
+        ++helper_shares_;
       }
       round_.jobs[t][k] = 0;
       if (--round_.outstanding == 0) finish_round();
@@ -431,6 +435,7 @@ void TrainingExperiment::write_state(ByteWriter& w) const {
   w.u8(evaluating_);
   w.i64(eval_pos_);
   w.f64(work_ms_);
+  w.i64(helper_shares_);
   w.floats(eval_x_);
   w.floats(loss_x_);
   for (const Track& t : tracks_) {
@@ -454,10 +459,11 @@ bool TrainingExperiment::read_state(ByteReader& r) {
   uint8_t prepared = 0, evaluating = 0;
   int64_t steps = 0, eval_pos = 0;
   double work_ms = 0.0;
+  int64_t helper_shares = 0;
   std::vector<float> eval_x, loss_x;
   if (!r.u32(&tag) || tag != kStateTag || !r.u32(&tracks) || tracks != tracks_.size() || !r.u8(&prepared) ||
       !r.i64(&steps) || steps < 0 || steps > budget_ || !r.u8(&evaluating) || !r.i64(&eval_pos) || eval_pos < 0 ||
-      eval_pos > (1 << 30) || !r.f64(&work_ms) || !r.floats(&eval_x, kMaxCurve) || !r.floats(&loss_x, kMaxCurve))
+      eval_pos > (1 << 30) || !r.f64(&work_ms) || !r.i64(&helper_shares) || helper_shares < 0 || !r.floats(&eval_x, kMaxCurve) || !r.floats(&loss_x, kMaxCurve))
     return false;
   // The page's copy is prepared before it reads the first state: it needs its
   // models to hold the parameters, and their shapes to check them against.
@@ -493,6 +499,7 @@ bool TrainingExperiment::read_state(ByteReader& r) {
   evaluating_ = evaluating != 0;
   eval_pos_ = int(eval_pos);
   work_ms_ = work_ms;
+  helper_shares_ = long(helper_shares);
   eval_x_ = std::move(eval_x);
   loss_x_ = std::move(loss_x);
   for (size_t i = 0; i < tracks; ++i) {

@@ -142,6 +142,7 @@ class TrainingExperiment : public Experiment {
   int eval_pos_ = 0;
   int example_ = 0;
   double work_ms_ = 0.0;
+  long helper_shares_ = 0;  // shares a helper computed (not this worker), since the start
   std::vector<float> eval_x_, loss_x_;
   ShareFarm* farm_ = nullptr;
   Round round_;

@@ -143,3 +143,40 @@ test('the poems: fetched when their step opens, a Chinese prompt continued in Ch
   assert.deepEqual(lab.consoleErrors, []);
   assert.deepEqual(await page.evaluate(() => window.attnlab.errors()), []);
 });
+
+// Issue 36: the page's training worker and a helper train the same bits as the
+// worker alone. A lesson of one step (loaded as a learner's own lesson file
+// would be) gives the model a budget of 30 steps, trained at fast speed to
+// the end; with 2 workers the helper computes a share of every step. The
+// worker's time per step is printed.
+test('with 2 workers the page trains the language model to the same losses, bit for bit, as with 1 (times printed)', async () => {
+  const { page } = lab;
+  const steps = 30;
+  assert.ok(await page.evaluate((n) => window.attnlab.loadLesson('workers.lesson',
+    `lesson: workers-check\ntitle: Workers\ntitle.zh: 工作线程\n\nstep: short\ntitle: Short\ntitle.zh: 短\n` +
+    `demo: train_lm\nsteps: ${n}\ntext:\n  A short run.\ntext.zh:\n  短短一段训练。\n`), steps));
+  const runTo = async (workers) => {
+    await page.evaluate((n) => window.attnlab.workers(n), workers);
+    await until(async () => (await state(page)).worker.workers === workers, `the page to take ${workers} worker(s)`);
+    await page.evaluate(() => window.attnlab.goto('workers-check', 0));
+    await frames(page, 2);
+    await page.evaluate(() => { window.attnlab.train('reset'); window.attnlab.train('speed', 'fast'); });
+    await until(async () => (await state(page)).experiment?.steps === 0, 'the model to start again');
+    const t0 = Date.now();
+    await page.evaluate(() => window.attnlab.train('run'));
+    const ex = await until(async () => {
+      const e = (await state(page)).experiment;
+      return e && e.done && !e.evaluating && e.steps === steps && e.synced ? e : null;
+    }, `${steps} steps with ${workers} worker(s)`, 300000);
+    const r = ex.runs[0];
+    console.log(`${workers} worker(s): ${steps} steps in ${((Date.now() - t0) / 1000).toFixed(1)} s, ` +
+                `${r.msPerStep.toFixed(2)} ms per step in the worker; loss ${r.loss}, held-out ${r.heldoutLoss}; ` +
+                `shares computed by helpers ${ex.helperShares}`);
+    assert.equal(ex.helperShares, workers === 1 ? 0 : steps, `shares computed by helpers with ${workers} worker(s)`);
+    return r;
+  };
+  const one = await runTo(1), two = await runTo(2);
+  assert.equal(two.loss, one.loss, 'the same training loss, bit for bit');
+  assert.equal(two.heldoutLoss, one.heldoutLoss, 'the same held-out loss, bit for bit');
+  assert.deepEqual(lab.consoleErrors, []);
+});
