@@ -110,9 +110,9 @@ test('the best induction head\'s last row, dragged weight by weight, moves its h
   let st = await state(page);
   assert.equal(st.experiment.redirectRow, undefined);
   // The step's quiz keeps the predictions note hidden until it is answered.
-  await click(page, 'quiz:redirect-follows:2');
+  await click(page, 'quiz:redirect-how-often:1');
   await frames(page);
-  await click(page, 'quiz-check:redirect-follows');
+  await click(page, 'quiz-check:redirect-how-often');
   await frames(page);
   // One weight on position 2 and one on position 3: half each.
   await typeInMirror(page, /, \w2$/, '1');

@@ -1295,6 +1295,11 @@ const std::set<std::string> kRemovedInLayout4Quizzes = {
 const std::set<std::string> kRemovedInLayout5Quizzes = {
     "recap/shuffle-and-heads",             // two earlier explanations gave it; now causal-reverse
     "inside-the-score/symmetric",          // x_i · x_j = x_j · x_i gave it; now symmetric-weights
+    "position/reversed",                   // earlier lessons had said attention ignores order; now bites-with-pe
+    "transformer-block/unchanged-row",     // the rule just above it gave the row; now sat-on-cat
+    "transformer-block/residual-off",      // the slider's own definition gave "falls"; now residual-how-far
+    "induction-heads/redirect-follows",    // "often" was right only against chance; now redirect-how-often
+    "induction-heads/continue",            // the step before gave the rule; now continue-sure
 };
 const std::set<std::string> kRemovedInLayout5Exercises = {
     "focus/ask-for-lime",                  // a query pointed at a feature; now fix-the-value (a repair)
