@@ -18,7 +18,9 @@ const DemoTable& lab_demos() {
 std::vector<DemoIssue> check_demo_params(const std::string& demo, const LessonParams& params) {
   return lab_demos().check_params(demo, params);
 }
-DemoInputs demo_defaults(const LessonStep& step) { return lab_demos().defaults(step.demo, step.params); }
+DemoInputs demo_defaults(const LessonStep& step, const std::string& lang) {
+  return lab_demos().defaults(step.demo, params_for(step, lang));
+}
 DemoOutputs run_demo(const std::string& demo, const DemoInputs& in) { return lab_demos().run(demo, in); }
 std::vector<std::string> demo_editable(const std::string& demo) { return lab_demos().editable(demo); }
 std::vector<std::string> demo_names() { return lab_demos().names(); }

@@ -29,8 +29,9 @@ const DemoTable& lab_demos();
 
 // The same table, function by function (registry.h says what each does).
 std::vector<DemoIssue> check_demo_params(const std::string& demo, const LessonParams& params);
-// The starting values of a validated step.
-DemoInputs demo_defaults(const LessonStep& step);
+// The starting values of a validated step for a reader of `lang`: the demos are
+// asked with the step's parameters in that language (params_for in lesson.h).
+DemoInputs demo_defaults(const LessonStep& step, const std::string& lang);
 DemoOutputs run_demo(const std::string& demo, const DemoInputs& in);
 std::vector<std::string> demo_editable(const std::string& demo);
 std::vector<std::string> demo_names();
