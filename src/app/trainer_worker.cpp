@@ -1,6 +1,7 @@
 // trainer_worker.cpp: see trainer_worker.h.
 #include "app/trainer_worker.h"
 
+#include <functional>
 #include <memory>
 #include <utility>
 
@@ -9,12 +10,17 @@
 
 namespace {
 // The training worker's helpers as the transport sees them: a count, and the
-// jobs for them, queued until the transport takes them.
+// jobs for them: sent at once when the transport gave a way, else queued until
+// it takes them.
 struct JobQueue : attn::ShareFarm {
   int count = 0;
   std::vector<std::pair<int, std::string>> jobs;
+  std::function<void(int, std::string)> send;
   int helpers() const override { return count; }
-  void post(int helper, std::string job) override { jobs.emplace_back(helper, std::move(job)); }
+  void post(int helper, std::string job) override {
+    if (send) send(helper, std::move(job));
+    else jobs.emplace_back(helper, std::move(job));
+  }
 };
 
 struct WorkerState {
@@ -36,6 +42,7 @@ platform::TrainerWorkerFns lab_trainer_worker() {
     s->worker.set_farm(n > 0 ? &s->helpers : nullptr);  // the shares out are done here first
   };
   fns.take_jobs = [s] { return std::exchange(s->helpers.jobs, {}); };
+  fns.set_job_sender = [s](std::function<void(int, std::string)> send) { s->helpers.send = std::move(send); };
   fns.receive_result = [s](std::string_view r) { s->worker.receive_result(r); };
   fns.compute_job = [s](std::string_view job) { return s->helper.compute(job); };
   return fns;

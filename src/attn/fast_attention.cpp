@@ -407,7 +407,7 @@ struct AttentionProblem {
 // fill a 32 KiB L1 data cache, and 8 query tiles (32 rows in wasm) reuse each
 // block before it leaves L2. (Measured on the bench machine; 64-256 keys and
 // 1-8 tiles were within a few per cent of each other.)
-constexpr int kKeyBlock = 64;    // keys per block (at most); a multiple of every backend's tile width
+constexpr int kKeyBlock = kFastAttentionKeyBlock;  // keys per block (at most); a multiple of every backend's tile width
 constexpr int kQueryTiles = 8;   // query tiles that share a key block while it is in cache
 constexpr float kLog2e = 1.44269504088896341f;
 

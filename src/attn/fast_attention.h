@@ -62,6 +62,11 @@ struct FastAttentionWorkspace {
 };
 
 // ---------------------------------------------------------------- 1 attention
+// Keys per block of the online softmax (fewer when n_k is smaller): of the
+// (n_q, n_k) scores, the kernel holds one block's for one query tile at a time,
+// kFastAttentionKeyBlock x fast_kernel_lanes() of them (section 5 of the .cpp).
+inline constexpr int kFastAttentionKeyBlock = 64;
+
 struct FastAttentionDesc {
   float scale = 0.0f;   // multiplies Q K^T; 0 means 1 / sqrt(d); otherwise > 0 and finite
   bool causal = false;  // key j is hidden from query i when j > i (as MaskKind::causal,

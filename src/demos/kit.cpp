@@ -4,9 +4,11 @@
 // 4 panel builders.
 #include "demos/kit.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 #include "base/number_text.h"
 #include "base/text.h"
@@ -101,6 +103,29 @@ std::vector<std::string> setting_labels(const DemoInputs& in, const std::string&
 }
 
 bool has_mat(const DemoInputs& in, const std::string& name) { return in.mats.count(name) > 0; }
+
+int index_of(const std::vector<std::string>& labels, const std::string& label) {
+  const auto it = std::find(labels.begin(), labels.end(), label);
+  return it == labels.end() ? -1 : int(it - labels.begin());
+}
+
+std::vector<Eigen::Index> shuffle_order(const std::string& kind, Eigen::Index n) {
+  std::vector<Eigen::Index> p(static_cast<size_t>(n));
+  for (Eigen::Index i = 0; i < n; ++i) p[size_t(i)] = i;
+  if (kind == "reverse")
+    for (Eigen::Index i = 0; i < n; ++i) p[size_t(i)] = n - 1 - i;
+  else if (kind == "rotate")
+    for (Eigen::Index i = 0; i < n; ++i) p[size_t(i)] = (i + 1) % n;
+  else if (kind == "swap" && n >= 2)
+    std::swap(p[0], p[1]);
+  return p;
+}
+
+Mat permute_rows(const Mat& M, const std::vector<Eigen::Index>& p) {
+  Mat out(M.rows(), M.cols());
+  for (size_t i = 0; i < p.size(); ++i) out.row(Eigen::Index(i)) = M.row(p[i]);
+  return out;
+}
 
 void need_rows(const DemoInputs& in, const std::string& name, Eigen::Index rows, const std::string& why,
                std::vector<Problem>& problems) {

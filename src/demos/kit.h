@@ -24,6 +24,10 @@ void add_self_attention_demos(std::vector<DemoEntry>& r);  // self_attention.cpp
 void add_position_demos(std::vector<DemoEntry>& r);        // position.cpp: D3-D5
 void add_block_demos(std::vector<DemoEntry>& r);           // block.cpp: the Transformer block
 void add_task_demos(std::vector<DemoEntry>& r);            // tasks.cpp: C2, F3, F7
+void add_tile_demos(std::vector<DemoEntry>& r);            // tiles.cpp: I5
+void add_recurrent_demos(std::vector<DemoEntry>& r);       // recurrent.cpp: E3
+void add_text_task_demos(std::vector<DemoEntry>& r);       // text_tasks.cpp: F4, F8
+void add_learned_demos(std::vector<DemoEntry>& r);         // learned.cpp: A6, trained from random
 
 // transformer_block's stages at residual 1 against attn::transformer_block_forward,
 // both placements: the largest absolute difference (for the tests).
@@ -46,6 +50,13 @@ float setting_number(const DemoInputs& in, const std::string& name);
 int setting_int(const DemoInputs& in, const std::string& name);
 std::vector<std::string> setting_labels(const DemoInputs& in, const std::string& name);
 bool has_mat(const DemoInputs& in, const std::string& name);
+// Index of `label` in `labels` (the first), -1 when absent.
+int index_of(const std::vector<std::string>& labels, const std::string& label);
+// The order of a shuffled sequence of n rows: new row i is old row p[i]. `kind` is
+// "reverse", "rotate" (by one), "swap" (the first two) or anything else (none).
+std::vector<Eigen::Index> shuffle_order(const std::string& kind, Eigen::Index n);
+// M's rows in the order p (shuffle_order): row i of the result is row p[i] of M.
+Mat permute_rows(const Mat& M, const std::vector<Eigen::Index>& p);
 
 // Shape checks that report into `problems`.
 void need_rows(const DemoInputs& in, const std::string& name, Eigen::Index rows, const std::string& why,

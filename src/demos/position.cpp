@@ -107,26 +107,8 @@ DemoOutputs run_positional(const DemoInputs& in) {
 
 // ---------------------------------------------------------------- 2 shuffle
 // Self-attention with Q = K = V = the input (optionally plus position encoding).
-// Shuffle the rows of X by a permutation P: without PE the output is P Z (the
-// same rows, moved with their tokens); with PE it is not.
-std::vector<Eigen::Index> permutation(const std::string& kind, Eigen::Index n) {
-  std::vector<Eigen::Index> p(static_cast<size_t>(n));  // new row i is old row p[i]
-  for (Eigen::Index i = 0; i < n; ++i) p[size_t(i)] = i;
-  if (kind == "reverse")
-    for (Eigen::Index i = 0; i < n; ++i) p[size_t(i)] = n - 1 - i;
-  else if (kind == "rotate")
-    for (Eigen::Index i = 0; i < n; ++i) p[size_t(i)] = (i + 1) % n;
-  else if (kind == "swap" && n >= 2)
-    std::swap(p[0], p[1]);
-  return p;
-}
-
-Mat permute_rows(const Mat& M, const std::vector<Eigen::Index>& p) {
-  Mat out(M.rows(), M.cols());
-  for (size_t i = 0; i < p.size(); ++i) out.row(Eigen::Index(i)) = M.row(p[i]);
-  return out;
-}
-
+// Shuffle the rows of X by a permutation P (kit.h's shuffle_order): without PE the
+// output is P Z (the same rows, moved with their tokens); with PE it is not.
 // Self-attention output of X combined with PE per `pe` ("none", "sum", "concat").
 Mat attend_with_pe(const Mat& X, const std::string& pe, std::string* error) {
   Mat input = X;
@@ -156,7 +138,7 @@ DemoOutputs run_shuffle(const DemoInputs& in) {
   const Mat& X = in.mats.at("x");  // (n, d)
   const Eigen::Index n = X.rows();
   const std::string& pe = setting(in, "pe");
-  const auto p = permutation(setting(in, "shuffle"), n);
+  const auto p = shuffle_order(setting(in, "shuffle"), n);
   std::string error;
   const Mat Xs = permute_rows(X, p);                  // (n, d) P X
   Mat Z = attend_with_pe(X, pe, &error);              // (n, d_in)

@@ -18,12 +18,16 @@ namespace attn {
 std::vector<DemoEntry> hand_set_demo_entries() {
   std::vector<DemoEntry> all;
   demo_impl::add_basic_demos(all);
+  demo_impl::add_learned_demos(all);
   demo_impl::add_scoring_demos(all);
   demo_impl::add_kind_demos(all);
   demo_impl::add_self_attention_demos(all);
   demo_impl::add_position_demos(all);
   demo_impl::add_block_demos(all);
   demo_impl::add_task_demos(all);
+  demo_impl::add_tile_demos(all);
+  demo_impl::add_recurrent_demos(all);
+  demo_impl::add_text_task_demos(all);
   return all;
 }
 

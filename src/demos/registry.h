@@ -3,10 +3,13 @@
 //
 // The demos room (src/demos, library attn_demos) holds every hand-set demo: small
 // matrices a learner edits, and everything computed from them. One demo group,
-// one file: basics.cpp (A1-A6), scoring.cpp (B1), kinds.cpp (B2-B3),
+// one file: basics.cpp (A1-A6), learned.cpp (A6: projections trained from a
+// random start), scoring.cpp (B1), kinds.cpp (B2-B3),
 // self_attention.cpp (D1-D2), position.cpp (D3-D5), block.cpp (the Transformer
-// block), tasks.cpp (C2, F3, F7). Each file keeps together its demos' parameter
-// specs, shape checks, compute functions, panels and their NumPy/PyTorch export
+// block), tasks.cpp (C2, F3, F7), recurrent.cpp (E3), text_tasks.cpp (F4, F8),
+// tiles.cpp (I5).
+// Each file keeps together its demos' parameter specs, shape checks, compute
+// functions, panels and their NumPy/PyTorch export
 // (the code_writer.h emitter), and ends with a function that adds its entries to
 // the table. kit.h is what the groups share: spec shorthands, input readers,
 // formatting and panel builders. registry.cpp checks a step's parameters against

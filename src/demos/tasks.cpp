@@ -27,12 +27,6 @@ namespace {
 
 constexpr int kMaxDecodeSteps = 8;
 
-// Index of `label` in `labels`, -1 when absent.
-int index_of(const std::vector<std::string>& labels, const std::string& label) {
-  const auto it = std::find(labels.begin(), labels.end(), label);
-  return it == labels.end() ? -1 : int(it - labels.begin());
-}
-
 // cos(a, b) of two rows; 0 when either is all zeros.
 float cosine(const Mat& a, Eigen::Index i, const Mat& b, Eigen::Index j) {
   const float na = a.row(i).norm(), nb = b.row(j).norm();

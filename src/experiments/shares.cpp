@@ -44,58 +44,94 @@ bool read_int(ByteReader& r, int lo, int hi, int* v) {
 }
 }  // namespace
 
-std::string encode_share_job(const ShareJob& job) {
-  ByteWriter w;
+namespace {
+// The job's fields around its weights, written by both encoders.
+void write_shape(ByteWriter& w, uint64_t id, const train::CharLmDesc& d) {
   w.u32(kJobTag);
-  w.i64(int64_t(job.id));
-  for (int v : {job.desc.vocab, job.desc.context, job.desc.d_model, job.desc.layers, job.desc.heads, job.desc.d_ff})
-    w.u32(uint32_t(v));
-  w.u32(uint32_t(job.weights.size()));
-  for (const auto& p : job.weights) w.floats(p);
-  w.u32(uint32_t(job.windows.size()));
-  for (const data::TextWindow& win : job.windows) {
-    w.u32(uint32_t(win.tokens.size()));
-    for (int t : win.tokens) w.u32(uint32_t(t));
+  w.i64(int64_t(id));
+  for (int v : {d.vocab, d.context, d.d_model, d.layers, d.heads, d.d_ff}) w.u32(uint32_t(v));
+}
+void write_windows(ByteWriter& w, const std::vector<const data::TextWindow*>& windows, int begin, int end) {
+  w.u32(uint32_t(windows.size()));
+  for (const data::TextWindow* win : windows) {
+    w.u32(uint32_t(win->tokens.size()));
+    for (int t : win->tokens) w.u32(uint32_t(t));
   }
-  w.u32(uint32_t(job.begin));
-  w.u32(uint32_t(job.end));
-  return w.take();
+  w.u32(uint32_t(begin));
+  w.u32(uint32_t(end));
 }
 
-bool decode_share_job(std::string_view bytes, ShareJob* job, std::string* why) {
+// Reads a job: its number and shape into *job, then hands the reader to
+// read_weights(reader, count) for the weights (count parameters follow), then
+// the windows and the share into *job. Length, shape and values are checked.
+template <typename ReadWeights>
+bool parse_job(std::string_view bytes, ShareJob* job, std::string* why, ReadWeights&& read_weights) {
   if (bytes.size() > kMaxShareMessage) return fail(why, "the job is too large");
   ByteReader r(bytes);
   uint32_t tag = 0;
   int64_t id = 0;
-  ShareJob j;
-  train::CharLmDesc& d = j.desc;
+  train::CharLmDesc& d = job->desc;
   if (!r.u32(&tag) || tag != kJobTag || !r.i64(&id)) return fail(why, "not a share job");
-  j.id = uint64_t(id);
+  job->id = uint64_t(id);
   if (!read_int(r, 0, kMaxShareVocab, &d.vocab) || !read_int(r, 0, kMaxShareContext, &d.context) ||
       !read_int(r, 0, kMaxShareWidth, &d.d_model) || !read_int(r, 0, kMaxShareLayers, &d.layers) ||
       !read_int(r, 0, kMaxShareWidth, &d.heads) || !read_int(r, 0, 4 * kMaxShareWidth, &d.d_ff))
     return fail(why, "the model's shape is malformed");
   if (!shape_ok(d, why)) return false;
   int params = 0;
-  if (!read_int(r, 1, 1 << 16, &params)) return fail(why, "the weights are malformed");
-  j.weights.resize(size_t(params));
-  for (auto& p : j.weights)
-    if (!r.floats(&p, kMaxShareMessage / 4)) return fail(why, "the weights are malformed");
+  why->clear();
+  if (!read_int(r, 1, 1 << 16, &params) || !read_weights(r, params, why)) {
+    if (why->empty()) *why = "the weights are malformed";
+    return false;
+  }
   int batch = 0;
   if (!read_int(r, 1, kMaxShareBatch, &batch)) return fail(why, "the batch is malformed");
-  j.windows.resize(size_t(batch));
-  for (data::TextWindow& win : j.windows) {
+  job->windows.resize(size_t(batch));
+  for (data::TextWindow& win : job->windows) {
     int n = 0;
     if (!read_int(r, 0, d.context + 1, &n)) return fail(why, "a window is malformed");
     win.tokens.resize(size_t(n));
     for (int& t : win.tokens)
       if (!read_int(r, 0, d.vocab - 1, &t)) return fail(why, "a window holds an id outside the vocabulary");
   }
-  if (!read_int(r, 0, batch, &j.begin) || !read_int(r, j.begin, batch, &j.end) || j.begin == j.end)
+  if (!read_int(r, 0, batch, &job->begin) || !read_int(r, job->begin, batch, &job->end) || job->begin == job->end)
     return fail(why, "the share is malformed");
   if (!r.at_end()) return fail(why, "the job has bytes after its end");
-  *job = std::move(j);
   return true;
+}
+}  // namespace
+
+std::string encode_share_job(const ShareJob& job) {
+  ByteWriter w;
+  write_shape(w, job.id, job.desc);
+  w.u32(uint32_t(job.weights.size()));
+  for (const auto& p : job.weights) w.floats(p);
+  std::vector<const data::TextWindow*> windows;
+  for (const data::TextWindow& win : job.windows) windows.push_back(&win);
+  write_windows(w, windows, job.begin, job.end);
+  return w.take();
+}
+
+std::string encode_share_job(uint64_t id, const train::CharLmDesc& desc, const train::ParamList& params,
+                             const std::vector<const data::TextWindow*>& windows, int begin, int end) {
+  ByteWriter w;
+  write_shape(w, id, desc);
+  w.u32(uint32_t(params.size()));
+  for (const train::Param* p : params) w.floats(p->value.data(), size_t(p->value.size()));
+  write_windows(w, windows, begin, end);
+  return w.take();
+}
+
+bool decode_share_job(std::string_view bytes, ShareJob* out, std::string* why) {
+  ShareJob j;
+  const bool ok = parse_job(bytes, &j, why, [&](ByteReader& r, int params, std::string*) {
+    j.weights.resize(size_t(params));
+    for (auto& p : j.weights)
+      if (!r.floats(&p, kMaxShareMessage / 4)) return false;
+    return true;
+  });
+  if (ok) *out = std::move(j);
+  return ok;
 }
 
 std::string encode_share_error(uint64_t id, const std::string& why) {
@@ -133,22 +169,20 @@ bool peek_share_result_id(std::string_view bytes, uint64_t* id) {
 }
 
 bool decode_share_result(std::string_view bytes, size_t expected_size, ShareResult* out, std::string* why) {
+  // Read into out->share's own buffers; on a refusal its contents are left undone.
   if (bytes.size() > kMaxShareMessage) return fail(why, "the result is too large");
   ByteReader r(bytes);
   uint32_t tag = 0;
   int64_t id = 0;
-  ShareResult res;
-  if (!r.u32(&tag) || tag != kResultTag || !r.i64(&id) || !r.str(&res.error, 1000)) return fail(why, "not a share result");
-  res.id = uint64_t(id);
-  if (!res.error.empty()) {
-    *out = std::move(res);
-    return r.at_end() || fail(why, "the result has bytes after its end");
-  }
+  out->error.clear();
+  if (!r.u32(&tag) || tag != kResultTag || !r.i64(&id) || !r.str(&out->error, 1000)) return fail(why, "not a share result");
+  out->id = uint64_t(id);
+  if (!out->error.empty()) return r.at_end() || fail(why, "the result has bytes after its end");
   int batch = 0, begin = 0, end = 0, nodes = 0;
   if (!read_int(r, 1, kMaxShareBatch, &batch) || !read_int(r, 0, batch, &begin) || !read_int(r, begin, batch, &end) ||
       begin == end || !read_int(r, 1, batch, &nodes))
     return fail(why, "the share is malformed");
-  train::GradientShare& s = res.share;
+  train::GradientShare& s = out->share;
   s.reset(batch, begin, end, expected_size, false);
   if (int(s.nodes.size()) != nodes) return fail(why, "the share's nodes do not match its examples");
   for (size_t k = 0; k < s.nodes.size(); ++k) {
@@ -159,11 +193,9 @@ bool decode_share_result(std::string_view bytes, size_t expected_size, ShareResu
   }
   int losses = 0;
   if (!read_int(r, 0, batch, &losses) || losses != end - begin) return fail(why, "the losses do not match the share");
-  s.losses.resize(size_t(losses));
   for (double& l : s.losses)
     if (!r.f64(&l)) return fail(why, "the losses are malformed");
   if (!r.at_end()) return fail(why, "the result has bytes after its end");
-  *out = std::move(res);
   return true;
 }
 
@@ -171,21 +203,26 @@ bool decode_share_result(std::string_view bytes, size_t expected_size, ShareResu
 std::string ShareHelper::compute(std::string_view job_bytes) {
   ShareJob job;
   std::string why;
-  if (!decode_share_job(job_bytes, &job, &why)) return encode_share_error(0, why);
-  if (!model_ || !same_shape(shape_, job.desc)) {
-    model_ = std::make_unique<train::CharLm>(job.desc);
-    shape_ = job.desc;
-  }
-  const train::ParamList params = model_->params();
-  if (params.size() != job.weights.size()) return encode_share_error(job.id, "the weights do not fit the model's shape");
-  for (size_t k = 0; k < params.size(); ++k) {
-    if (job.weights[k].size() != size_t(params[k]->value.size()))
-      return encode_share_error(job.id, "the weights do not fit the model's shape");
-    std::copy(job.weights[k].begin(), job.weights[k].end(), params[k]->value.data());
+  job.windows = std::move(windows_);  // reused from the last job
+  const bool ok = parse_job(job_bytes, &job, &why, [&](ByteReader& r, int count, std::string* bad) {
+    if (!model_ || !same_shape(shape_, job.desc)) {
+      model_ = std::make_unique<train::CharLm>(job.desc);
+      shape_ = job.desc;
+    }
+    const train::ParamList params = model_->params();
+    if (size_t(count) != params.size()) return fail(bad, "the weights do not fit the model's shape");
+    for (train::Param* p : params)
+      if (!r.floats_into(p->value.data(), size_t(p->value.size()))) return fail(bad, "the weights do not fit the model's shape");
+    return true;
+  });
+  if (!ok) {
+    windows_ = std::move(job.windows);
+    return encode_share_error(job.id, why);
   }
   std::vector<int> batch(job.windows.size());
   std::iota(batch.begin(), batch.end(), 0);
   model_->gradient_share(job.windows, batch, job.begin, job.end, share_, ws_);
+  windows_ = std::move(job.windows);
   return encode_share_result(job.id, share_);
 }
 

@@ -56,6 +56,10 @@ struct ShareResult {
 };
 
 std::string encode_share_job(const ShareJob& job);
+// The same bytes, written straight from a model's parameters and a batch's
+// windows (the coordinator's way: no copy of the weights first).
+std::string encode_share_job(uint64_t id, const train::CharLmDesc& desc, const train::ParamList& params,
+                             const std::vector<const data::TextWindow*>& windows, int begin, int end);
 bool decode_share_job(std::string_view bytes, ShareJob* job, std::string* why);
 // A computed share: only its node sums (each node's sum is in its first
 // example's leaf), not the other leaves; or why the job could not be done.
@@ -65,7 +69,9 @@ std::string encode_share_error(uint64_t id, const std::string& why);
 // before the rest is read; false when the bytes are not a result.
 bool peek_share_result_id(std::string_view bytes, uint64_t* id);
 // Rebuilds the share: every node sum in its first example's leaf. `expected_size`
-// is the gradient's length the coordinator needs (the layout of its model).
+// is the gradient's length the coordinator needs (the layout of its model). The
+// share's buffers are reused (a step's result is read into the same ones as the
+// last step's).
 bool decode_share_result(std::string_view bytes, size_t expected_size, ShareResult* r, std::string* why);
 
 // ---------------------------------------------------------------- 2 the helper's side
@@ -74,6 +80,7 @@ bool decode_share_result(std::string_view bytes, size_t expected_size, ShareResu
 class ShareHelper {
  public:
   // The result for a job, as bytes; a malformed job is answered with an error.
+  // The weights are read straight into the helper's model.
   std::string compute(std::string_view job_bytes);
 
  private:
@@ -81,6 +88,7 @@ class ShareHelper {
   train::CharLmDesc shape_;
   train::CharLmWorkspace ws_;
   train::GradientShare share_;
+  std::vector<data::TextWindow> windows_;
 };
 
 // ---------------------------------------------------------------- 3 the coordinator's helpers

@@ -124,7 +124,9 @@ void TrainingExperiment::restart(const train::RunDesc& base) {
   }
   steps_ = 0;
   next_track_ = 0;
-  round_ = Round{};  // results still out for the old models are refused
+  for (auto& jobs : round_.jobs) jobs.clear();  // results still out for the old models are refused
+  for (auto& batch : round_.batches) batch.clear();
+  round_.outstanding = 0;
   prepared_ = evaluating_ = false;
   eval_pos_ = 0;
   eval_x_.clear();
@@ -178,12 +180,19 @@ bool TrainingExperiment::farmed() const {
 }
 
 int TrainingExperiment::start_round() {
-  round_ = Round{};
+  // The round's buffers are kept from round to round (a share of the language
+  // model's gradient is over a megabyte): only their contents change.
   round_.started_ms = clock_ms();
+  round_.outstanding = 0;
   const int T = int(tracks_.size()), W = farm_->helpers() + 1;
   round_.batches.resize(size_t(T));
   round_.shares.resize(size_t(T));
   round_.jobs.resize(size_t(T));
+  for (int t = 0; t < T; ++t) {
+    round_.batches[size_t(t)].clear();
+    round_.jobs[size_t(t)].clear();
+  }
+  std::vector<size_t> used(size_t(T), 0);  // shares of each track this round
   // The tracks that step in shares, and the workers each gets (worker 0 is this
   // one): with as many tracks as workers or more, one worker each, in turn;
   // with fewer, each track a group of them, its batch split among the group.
@@ -208,32 +217,30 @@ int TrainingExperiment::start_round() {
     train::TrainRun& run = *tracks_[size_t(t)].run;
     std::vector<int>& batch = round_.batches[size_t(t)] = run.begin_shared_step();
     const std::vector<int> bounds = train::split_batch(int(batch.size()), int(workers[size_t(i)].size()));
-    ShareJob job;  // filled once per track, when a helper gets a part of it
+    std::vector<const data::TextWindow*> windows;  // the batch's, for the helpers' jobs
     for (size_t k = 0; k + 1 < bounds.size(); ++k) {
       if (bounds[k] == bounds[k + 1]) continue;  // more workers than examples
-      round_.shares[size_t(t)].emplace_back();
-      round_.shares[size_t(t)].back().batch = int(batch.size());
-      round_.shares[size_t(t)].back().begin = bounds[k];
-      round_.shares[size_t(t)].back().end = bounds[k + 1];
+      std::vector<train::GradientShare>& shares = round_.shares[size_t(t)];
+      if (shares.size() <= used[size_t(t)]) shares.emplace_back();
+      train::GradientShare& sh = shares[used[size_t(t)]++];
+      sh.batch = int(batch.size());
+      sh.begin = bounds[k];
+      sh.end = bounds[k + 1];
       const int worker = workers[size_t(i)][k];
       if (worker == 0) {
         round_.jobs[size_t(t)].push_back(0);
-        here.emplace_back(t, round_.shares[size_t(t)].size() - 1);
+        here.emplace_back(t, used[size_t(t)] - 1);
         continue;
       }
-      if (job.windows.empty()) {
-        job.desc = run.char_lm()->desc();
-        for (const train::Param* p : run.params()) job.weights.emplace_back(p->value.data(), p->value.data() + p->value.size());
-        for (int e : batch) job.windows.push_back(run.text_train()[size_t(e)]);
-      }
-      job.id = farm_->take_id();
-      job.begin = bounds[k];
-      job.end = bounds[k + 1];
-      round_.jobs[size_t(t)].push_back(job.id);
+      if (windows.empty())
+        for (int e : batch) windows.push_back(&run.text_train()[size_t(e)]);
+      const uint64_t id = farm_->take_id();
+      round_.jobs[size_t(t)].push_back(id);
       ++round_.outstanding;
-      farm_->post(worker - 1, encode_share_job(job));
+      farm_->post(worker - 1, encode_share_job(id, run.char_lm()->desc(), run.params(), windows, bounds[k], bounds[k + 1]));
     }
   }
+  for (int t = 0; t < T; ++t) round_.shares[size_t(t)].resize(used[size_t(t)]);
   // The tracks that do not step in shares, then this worker's own shares.
   for (int t = 0; t < T; ++t) {
     Track& track = tracks_[size_t(t)];
@@ -258,15 +265,21 @@ bool TrainingExperiment::receive_result(std::string_view bytes) {
       if (round_.jobs[t][k] != id) continue;
       train::TrainRun& run = *tracks_[t].run;
       train::GradientShare& sh = round_.shares[t][k];
+      // Read into the share's own buffers (kept from round to round).
       ShareResult res;
+      res.share = std::move(sh);
       std::string why;
+      const int batch = res.share.batch, begin = res.share.begin, end = res.share.end;
       const size_t size = train::gradient_layout(run.params()).size;
-      if (!decode_share_result(bytes, size, &res, &why)) return false;
-      if (!res.error.empty() || res.share.batch != sh.batch || res.share.begin != sh.begin || res.share.end != sh.end) {
+      const bool read = decode_share_result(bytes, size, &res, &why);
+      sh = std::move(res.share);
+      if (!read) {  // malformed: refused, the share still out
+        sh.batch = batch, sh.begin = begin, sh.end = end;
+        return false;
+      }
+      if (!res.error.empty() || sh.batch != batch || sh.begin != begin || sh.end != end) {
         // The helper could not do it: this worker does (the same bits).
-        run.compute_share(round_.batches[t], sh.begin, sh.end, sh);
-      } else {
-        sh = std::move(res.share);
+        run.compute_share(round_.batches[t], begin, end, sh);
       }
       round_.jobs[t][k] = 0;
       if (--round_.outstanding == 0) finish_round();
@@ -297,8 +310,9 @@ void TrainingExperiment::finish_round() {
     Track& track = tracks_[t];
     const float loss = track.run->finish_shared_step(round_.batches[t], parts);
     record_step(track, loss, now - round_.started_ms);
+    round_.batches[t].clear();
   }
-  round_ = Round{};
+  round_.outstanding = 0;
   end_round();
 }
 

@@ -133,6 +133,10 @@ struct TrainerWorkerFns {
   // (helper, bytes); a helper's result.
   std::function<void(int helpers)> set_helpers;
   std::function<std::vector<std::pair<int, std::string>>()> take_jobs;
+  // The transport's way to send a job the moment it is made (so that a helper
+  // works while the training worker computes its own share); without it, jobs
+  // wait for take_jobs after the slice.
+  std::function<void(std::function<void(int helper, std::string job)> send)> set_job_sender;
   std::function<void(std::string_view result)> receive_result;
   // In a helper: a job, answered with its result.
   std::function<std::string(std::string_view job)> compute_job;

@@ -250,6 +250,10 @@ class ThreadLink : public TrainerLink {
     try {
       TrainerWorkerFns worker = make_();
       std::vector<std::unique_ptr<HelperThread>> helpers;
+      if (worker.set_job_sender)  // a job leaves the moment it is made
+        worker.set_job_sender([&helpers](int h, std::string job) {
+          if (h >= 0 && size_t(h) < helpers.size()) helpers[size_t(h)]->post(std::move(job));
+        });
       int have = -1;  // helpers + 1 the worker was told of
       double wait = -1.0;
       for (;;) {

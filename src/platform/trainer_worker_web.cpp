@@ -68,5 +68,9 @@ extern "C" EMSCRIPTEN_KEEPALIVE void trainer_job(const char* p, int n) {
 }
 
 namespace platform {
-void serve_trainer(TrainerWorkerFns fns) { g_fns = std::move(fns); }
+void serve_trainer(TrainerWorkerFns fns) {
+  g_fns = std::move(fns);
+  if (g_fns.set_job_sender)
+    g_fns.set_job_sender([](int helper, std::string job) { lab_worker_post_job(helper, job.data(), int(job.size())); });
+}
 }  // namespace platform

@@ -51,16 +51,22 @@ template <int R>
 void layer_norm_backward_group(const LayerNorm& ln, const LayerNormTrace& tr, const Mat& dOut, int i0, float* dgamma,
                                float* dbeta, std::vector<float>& dxhat, Mat& dX) {
   const int d = int(tr.xhat.cols());
+  for (int r = 0; r < R; ++r) {  // the parameters' gradients and dxhat: element-wise loops that vectorise
+    const float* dy = &dOut(i0 + r, 0);
+    const float* xh = &tr.xhat(i0 + r, 0);
+    float* dx = dxhat.data() + size_t(r) * size_t(d);
+    for (int j = 0; j < d; ++j) {
+      dgamma[j] += dy[j] * xh[j];
+      dbeta[j] += dy[j];
+      dx[j] = dy[j] * ln.gamma.value(0, j);
+    }
+  }
   double s1[R] = {}, s2[R] = {};  // sum of dxhat, sum of dxhat * xhat
   for (int j = 0; j < d; ++j)
     for (int r = 0; r < R; ++r) {
-      const int i = i0 + r;
-      float& dx = dxhat[size_t(r) * size_t(d) + size_t(j)];
-      dgamma[j] += dOut(i, j) * tr.xhat(i, j);
-      dbeta[j] += dOut(i, j);
-      dx = dOut(i, j) * ln.gamma.value(0, j);
+      const float dx = dxhat[size_t(r) * size_t(d) + size_t(j)];
       s1[r] += dx;
-      s2[r] += double(dx) * tr.xhat(i, j);
+      s2[r] += double(dx) * tr.xhat(i0 + r, j);
     }
   for (int r = 0; r < R; ++r) {
     const int i = i0 + r;
@@ -100,6 +106,18 @@ constexpr float kSqrt2OverPi = 0.7978845608028654f;
 constexpr float kCubic = 0.044715f;
 }  // namespace
 
+namespace {
+// GELU's constants as vectors, read from one object (lanes.h, ExpFastConstants, says why).
+struct GeluConstants {
+  Lanes cubic = splat_lanes(kCubic), sqrt2_over_pi = splat_lanes(kSqrt2OverPi), minus_two = splat_lanes(-2.0f),
+        one = splat_lanes(1.0f);
+};
+const GeluConstants& gelu_constants() {
+  static const GeluConstants c;
+  return c;
+}
+}  // namespace
+
 void gelu_forward(const Mat& pre, Mat& s, Mat& out) {
   s.resize(pre.rows(), pre.cols());
   out.resize(pre.rows(), pre.cols());
@@ -107,11 +125,22 @@ void gelu_forward(const Mat& pre, Mat& s, Mat& out) {
   float* sp = s.data();
   float* o = out.data();
   const int n = int(pre.size());
-  // Three passes over the row, each a loop that vectorises (exp_fast_array: lanes.h).
-  for (int k = 0; k < n; ++k) sp[k] = -2.0f * (kSqrt2OverPi * (x[k] + kCubic * x[k] * x[k] * x[k]));  // -2u
-  exp_fast_array(sp, sp, n);
-  for (int k = 0; k < n; ++k) {
-    sp[k] = 1.0f / (1.0f + sp[k]);  // e^{-2u} = inf gives s = 0: no NaN
+  // kLanes at a time (lanes.h), then the last few one by one: the same operations in the same order.
+  int k = 0;
+  if (n >= kLanes) {
+    const GeluConstants c = gelu_constants();
+    const ExpFastConstants e = exp_fast_constants();
+    for (; k + kLanes <= n; k += kLanes) {
+      const Lanes xv = load_lanes(x + k);
+      const Lanes minus_2u = c.minus_two * (c.sqrt2_over_pi * (xv + c.cubic * xv * xv * xv));
+      const Lanes sv = c.one / (c.one + exp_fast_lanes(minus_2u, e));
+      store_lanes(sp + k, sv);
+      store_lanes(o + k, xv * sv);
+    }
+  }
+  for (; k < n; ++k) {
+    const float u = kSqrt2OverPi * (x[k] + kCubic * x[k] * x[k] * x[k]);
+    sp[k] = 1.0f / (1.0f + exp_fast(-2.0f * u));  // e^{-2u} = inf gives s = 0: no NaN
     o[k] = x[k] * sp[k];
   }
 }

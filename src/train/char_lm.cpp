@@ -196,9 +196,10 @@ float CharLm::gather_shares(const std::vector<GradientShare*>& shares, const Set
   }
   const GradientLayout layout = gradient_layout(params);
   double total = 0.0;
-  if (!reduce_shares(shares, grad_, &total) || grad_.size() != layout.size) return std::numeric_limits<float>::quiet_NaN();
+  const float* grad = reduce_shares_in_place(shares, &total);
+  if (!grad || shares[0]->size != layout.size) return std::numeric_limits<float>::quiet_NaN();
   for (size_t k = 0; k < params.size(); ++k)
-    std::copy_n(grad_.data() + layout.offset[k], params[k]->grad.size(), params[k]->grad.data());
+    std::copy_n(grad + layout.offset[k], params[k]->grad.size(), params[k]->grad.data());
   const int units = batch_units(set, batch);
   return units > 0 ? float(total / double(units)) : 0.0f;
 }

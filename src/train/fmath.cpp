@@ -109,12 +109,10 @@ double det_sigmoid(double x) {
   return e / (1.0 + e);
 }
 
-namespace {
 const ExpFastConstants& exp_fast_constants() {
   static const ExpFastConstants k;  // built once; read-only after (lanes.h says why it is not a literal)
   return k;
 }
-}  // namespace
 
 void exp_fast_array(const float* x, float* y, int n) {
   int i = 0;

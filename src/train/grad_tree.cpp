@@ -104,7 +104,14 @@ float* combine(std::vector<Given>& given, int lo, int hi, size_t size) {
 }  // namespace
 
 bool reduce_shares(const std::vector<GradientShare*>& shares, std::vector<float>& grad, double* loss) {
-  if (shares.empty()) return false;
+  const float* root = reduce_shares_in_place(shares, loss);
+  if (!root) return false;
+  grad.assign(root, root + shares[0]->size);
+  return true;
+}
+
+const float* reduce_shares_in_place(const std::vector<GradientShare*>& shares, double* loss) {
+  if (shares.empty()) return nullptr;
   const int batch = shares[0]->batch;
   const size_t size = shares[0]->size;
   // The shares must tile [0, batch) (checked before anything is added).
@@ -112,21 +119,20 @@ bool reduce_shares(const std::vector<GradientShare*>& shares, std::vector<float>
   std::sort(order.begin(), order.end(), [](const GradientShare* a, const GradientShare* b) { return a->begin < b->begin; });
   int next = 0;
   for (const GradientShare* s : order) {
-    if (s->batch != batch || s->size != size || s->begin != next || s->end < s->begin) return false;
+    if (s->batch != batch || s->size != size || s->begin != next || s->end < s->begin) return nullptr;
     next = s->end;
   }
-  if (next != batch || batch < 1) return false;
+  if (next != batch || batch < 1) return nullptr;
   std::vector<Given> given;
   for (GradientShare* s : shares)
     for (size_t k = 0; k < s->nodes.size(); ++k) given.push_back({s->nodes[k], s->node_sum(k)});
   const float* root = combine(given, 0, batch, size);
-  if (!root) return false;
-  grad.assign(root, root + size);
+  if (!root) return nullptr;
   double total = 0.0;
   for (const GradientShare* s : order)
     for (double l : s->losses) total += l;
   if (loss) *loss = total;
-  return true;
+  return root;
 }
 
 // ---------------------------------------------------------------- 4 splitting a batch

@@ -89,6 +89,9 @@ struct GradientShare {
 // shares' own node sums (each is used once). false, with nothing written, if
 // the shares do not fit together.
 bool reduce_shares(const std::vector<GradientShare*>& shares, std::vector<float>& grad, double* loss);
+// The same without the copy: the batch's gradient where the reduction left it
+// (in one of the shares' buffers), or null.
+const float* reduce_shares_in_place(const std::vector<GradientShare*>& shares, double* loss);
 
 // ---------------------------------------------------------------- 4 splitting a batch
 // Bounds of `workers` consecutive shares of `batch` examples, as equal as

@@ -176,8 +176,7 @@ void softmax_row(const float* s, int n, float* p) {
 }
 
 void softmax_row_fast(const float* s, int n, float* p) {
-  float m = s[0];                                   // pass 1: the maximum
-  for (int j = 1; j < n; ++j) m = s[j] > m ? s[j] : m;
+  const float m = max_of(s, n);                     // pass 1: the maximum (lanes.h)
   for (int j = 0; j < n; ++j) p[j] = s[j] - m;  // pass 2: exp(s - max), then the sum
   exp_fast_array(p, p, n);
   float total = 0.0f;
@@ -230,8 +229,9 @@ inline void tile(const Product& p, int i0, int j0, int k0, int k1) {
   const size_t a_row = kAT ? 1 : lda, a_step = kAT ? lda : 1;
   const float* a = kAT ? p.A + size_t(k0) * lda + size_t(i0) : p.A + size_t(i0) * lda + size_t(k0);
   const float* b = p.B + size_t(k0) * ldb + size_t(j0);
+  const float* const a_end = a + size_t(std::max(0, k1 - k0)) * a_step;  // the loop's only test
   TRAIN_TILE_LOOP
-  for (int k = k0; k < k1; ++k, a += a_step, b += ldb) {
+  for (; a != a_end; a += a_step, b += ldb) {
     Lanes bv[NV];
     for (int v = 0; v < NV; ++v) bv[v] = load_lanes(b + v * kLanes);
     for (int r = 0; r < MR; ++r) {
@@ -268,36 +268,12 @@ void tile_tail(const Product& p, int i0, int j0, int w, int k0, int k1) {
 
 // Rows i0 .. i0+MR-1 across columns 0 .. n_end-1.
 template <int MR, bool kAT>
-void row_block_columns(const Product& p, int i0, int n_end, int k0, int k1) {
+void row_block(const Product& p, int i0, int n_end, int k0, int k1) {
   constexpr int kWide = kTileVecs * kLanes;
   int j0 = 0;
   for (; j0 + kWide <= n_end; j0 += kWide) tile<MR, kTileVecs, kAT>(p, i0, j0, k0, k1);
   for (; j0 + kLanes <= n_end; j0 += kLanes) tile<MR, 1, kAT>(p, i0, j0, k0, k1);
   if (j0 < n_end) tile_tail<MR, kAT>(p, i0, j0, n_end - j0, k0, k1);
-}
-
-// A read row by row is first copied into a panel of the block's MR rows side
-// by side, A(i0 + r, k) at panel[k MR + r]: the transposed layout, so every
-// tile then takes the MR broadcasts of a step from one pointer at constant
-// offsets (without, V8 computed an address per row and step: a tenth of the
-// loop's instructions). The copy changes no value, so no bit.
-constexpr int kPanelDepth = 512;  // deeper products are read in place
-
-template <int MR, bool kAT>
-void row_block(const Product& p, int i0, int n_end, int k0, int k1) {
-  if (kAT || k1 > kPanelDepth) {
-    row_block_columns<MR, kAT>(p, i0, n_end, k0, k1);
-    return;
-  }
-  float panel[kPanelDepth * MR];
-  for (int k = k0; k < k1; ++k)
-    for (int r = 0; r < MR; ++r) panel[k * MR + r] = p.A[size_t(i0 + r) * size_t(p.lda) + size_t(k)];
-  Product q = p;
-  q.A = panel;
-  q.lda = MR;
-  q.a_transposed = true;
-  q.C = p.C + size_t(i0) * size_t(p.ldc);
-  row_block_columns<MR, true>(q, 0, n_end, k0, k1);
 }
 
 // Each row block is its own WebAssembly function, reached through this table

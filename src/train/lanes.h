@@ -2,9 +2,10 @@
 // (kernels.cpp's register tiles, and the element-wise loops of fmath.h's
 // exp_fast: GELU and the float softmaxes). One type, Lanes: kLanes floats as
 // a GCC/clang vector extension, on which + - * / work lane by lane. emcc
-// compiles it to WebAssembly SIMD128 (f32x4), or, with LAB_SIMD off, to
-// scalar code (the fallback); GCC natively to SSE or, when the machine has
-// AVX, to 8 lanes. Lanes are independent, so the width changes no bit.
+// compiles it to WebAssembly SIMD128 (f32x4); with LAB_SIMD off it is one
+// float wide, plain scalar code (the fallback: four emulated lanes ran at
+// half its speed); GCC natively gives SSE or, when the machine has AVX, 8
+// lanes. Lanes are independent, so the width changes no bit.
 //
 // a * b + c stays a multiply and an add: attn_train is compiled with
 // -ffp-contract=off, so GCC with -march=native never fuses them into an FMA
@@ -25,8 +26,10 @@ namespace attn::train {
 
 #if defined(__AVX__) && !defined(__wasm__)
 constexpr int kLanes = 8;
-#else
+#elif defined(__wasm_simd128__) || defined(__SSE__)
 constexpr int kLanes = 4;
+#else
+constexpr int kLanes = 1;  // no SIMD (WebAssembly with LAB_SIMD off): one float, plain scalar code
 #endif
 typedef float Lanes __attribute__((vector_size(kLanes * sizeof(float))));
 typedef int32_t LaneBits __attribute__((vector_size(kLanes * sizeof(float))));   // comparisons' masks
@@ -78,6 +81,23 @@ inline Lanes min_lanes(Lanes a, Lanes b) {
 #endif
 }
 
+// The largest of x[0..n-1], n >= 1, kLanes at a time: the same value as the
+// plain loop m = x[j] > m ? x[j] : m, but for the sign of a zero maximum (and
+// NaN inputs); the float softmaxes only subtract it before exp_fast, which
+// gives e^{+0} = e^{-0} = 1, so their results have the same bits. (The plain
+// loop compiled to a compare and branch per element in V8.)
+inline float max_of(const float* x, int n) {
+  int j = 0;
+  float m = x[0];
+  if (n >= kLanes) {
+    Lanes mv = load_lanes(x);
+    for (j = kLanes; j + kLanes <= n; j += kLanes) mv = max_lanes(mv, load_lanes(x + j));
+    for (int l = 0; l < kLanes; ++l) m = mv[l] > m ? mv[l] : m;
+  }
+  for (; j < n; ++j) m = x[j] > m ? x[j] : m;
+  return m;
+}
+
 // exp_fast_lanes's constants as vectors. exp_fast_array reads them from one
 // object built at its first call (exp_fast_constants), so they are loads the
 // optimisers cannot fold back into constants: V8 materialises every
@@ -97,6 +117,9 @@ struct ExpFastConstants {
     inf = splat_lanes(__builtin_inff());
   }
 };
+
+// The one object of them (fmath.cpp), built at the first call.
+const ExpFastConstants& exp_fast_constants();
 
 // e^x lane by lane with the bits of fmath.h's exp_fast, written for SIMD:
 // the same operations on the same values, but the clamps are the pseudo-min

@@ -27,8 +27,7 @@ float softmax_cross_entropy_row(const float* z, int C, int y, float* dz, float s
 }
 
 float softmax_cross_entropy_row_fast(const float* z, int C, int y, float* dz, float scale, float* e) {
-  float m = z[0];                                  // 1. the largest logit
-  for (int c = 1; c < C; ++c) m = z[c] > m ? z[c] : m;
+  const float m = max_of(z, C);                    // 1. the largest logit (lanes.h)
   for (int c = 0; c < C; ++c) e[c] = z[c] - m;    // 2. exp(z - max), and their sum >= 1
   exp_fast_array(e, e, C);
   double total = 0.0;

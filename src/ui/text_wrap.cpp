@@ -157,7 +157,11 @@ void text_wrapped(std::string_view text, float right) {
     if (i > 0) joined += '\n';
     joined.append(lines[i].data(), lines[i].size());
   }
+  // The breaks are final: ImGui's own wrapping (a card's PushTextWrapPos) measures
+  // a little differently and would move a line's last word onto a line of its own.
+  ImGui::PushTextWrapPos(-1.0f);
   ImGui::TextUnformatted(joined.c_str(), joined.c_str() + joined.size());
+  ImGui::PopTextWrapPos();
 }
 
 }  // namespace ui

@@ -56,8 +56,16 @@ export async function openLab({ width = 1280, height = 800, deviceScaleFactor = 
     const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor, isMobile: touch, hasTouch: touch });
     const page = await context.newPage();
     const consoleErrors = [];
-    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+    // A failed load names its address (the console's text does not), and every
+    // answer of 400 or more is logged: a CI run once saw one 404 in the state test
+    // that no run here repeats, and the next one should say which file it was.
+    page.on('console', (m) => {
+      if (m.type() !== 'error') return;
+      const where = m.location()?.url;
+      consoleErrors.push(/^Failed to load resource/.test(m.text()) && where ? `${m.text()}: ${where}` : m.text());
+    });
     page.on('pageerror', (e) => consoleErrors.push(String(e)));
+    page.on('response', (r) => { if (r.status() >= 400) process.stderr.write(`[harness] ${r.status()} ${r.url()}\n`); });
     if (prepare) await prepare(page);
     const load = async (h) => {
       await page.goto(server.url + h);

@@ -20,6 +20,7 @@
 #include "course/links.h"
 #include "lab/catalog.h"
 #include "lab/embedded.h"
+#include "support/repo_file.h"
 
 using namespace attn;
 
@@ -731,18 +732,7 @@ TEST_CASE("a language's parameters, checks and solutions are checked against the
 }
 
 // ---------------------------------------------------------------- the README
-namespace {
-
-bool read_repo_file(const char* path, std::string& out) {
-  FILE* f = std::fopen(path, "rb");
-  if (!f) return false;
-  char buf[4096];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
-  std::fclose(f);
-  return true;
-}
-
-}  // namespace
+using attn::test::read_repo_file;
 
 TEST_CASE("the README's lesson order is the index's") {
   std::string readme, index;
@@ -775,7 +765,7 @@ TEST_CASE("the README's lesson order is the index's") {
   CHECK(listed == indexed);
 }
 
-TEST_CASE("the README's curriculum table covers A1-A6, B1-B3, C1-C2, D1-D5, E1-E4, F1-F9, G1, H1 with steps that have demos") {
+TEST_CASE("the README's curriculum table covers A1-A6, B1-B3, C1-C2, D1-D5, E1-E4, F1-F9, G1, H1, I5 with steps that have demos") {
   std::string readme;
   if (!read_repo_file("lessons/README.md", readme)) {
     MESSAGE("lessons/README.md is not readable here (WebAssembly without host files): skipped");
@@ -804,7 +794,7 @@ TEST_CASE("the README's curriculum table covers A1-A6, B1-B3, C1-C2, D1-D5, E1-E
   }
   const std::vector<std::string> items = {"A1", "A2", "A3", "A4", "A5", "A6", "B1", "B2", "B3", "C1", "C2", "D1",
                                           "D2", "D3", "D4", "D5", "E1", "E2", "E3", "E4", "F1", "F2", "F3", "F4",
-                                          "F5", "F6", "F7", "F8", "F9", "G1", "H1"};
+                                          "F5", "F6", "F7", "F8", "F9", "G1", "H1", "I5"};
   for (const auto& item : items) {
     CAPTURE(item);
     REQUIRE(table.count(item));

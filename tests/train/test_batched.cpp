@@ -178,6 +178,25 @@ TEST_CASE("product: the causal shortcuts skip only zeros and unread outputs, so 
     }
 }
 
+TEST_CASE("gelu_forward: the SIMD lanes give the bits of the one-at-a-time loop") {
+  // One row of 1003 values (whole vectors and a tail) against each value alone
+  // (a 1 x 1 input takes the scalar loop, compiled in the library).
+  Mat pre(1, 1003);
+  for (int k = 0; k < 1003; ++k) pre(0, k) = float(k - 500) * 0.02f + 1e-3f;
+  pre(0, 7) = 200.0f;  // e^{-2u} overflows: s = 0
+  pre(0, 8) = -200.0f;
+  Mat s, out;
+  gelu_forward(pre, s, out);
+  int wrong = 0;
+  for (int k = 0; k < 1003; ++k) {
+    Mat one(1, 1), s1, o1;
+    one(0, 0) = pre(0, k);
+    gelu_forward(one, s1, o1);
+    wrong += !same_bits(&s(0, k), &s1(0, 0), 1) || !same_bits(&out(0, k), &o1(0, 0), 1);
+  }
+  CHECK(wrong == 0);
+}
+
 TEST_CASE("transpose_into: every value moves to its transposed place, blocks of 4 and the edges, strides padded") {
   Rng rng(3609);
   for (int rows : {1, 3, 4, 5, 16, 32, 33})
@@ -426,6 +445,22 @@ void check_per_sequence(const std::string& what, const ParamList& params, Leaves
 }
 }  // namespace
 
+namespace {
+// A layer's parameters moved off their start values, its batched passes run
+// over every row (`batched(dOut, grads, out, dX)`), then each sequence checked
+// against `one` (check_per_sequence).
+void check_rows_against_one(const std::string& what, const ParamList& params, Rng& rng, const Mat& X,
+                            const std::function<void(const Mat&, const SequenceGrads&, Mat&, Mat&)>& batched,
+                            const std::function<void(const Mat&, const Mat&, Mat&, Mat&)>& one, double tolerance = 0.0) {
+  nudge(params, rng);
+  const Mat dOut = random_mat(rng, X.rows(), X.cols());
+  Leaves leaves(params, stacked_rows().count());
+  Mat out, dX;
+  batched(dOut, leaves.grads(), out, dX);
+  check_per_sequence(what, params, leaves, X, dOut, out, dX, one, tolerance);
+}
+}  // namespace
+
 TEST_CASE("batched layers: each sequence's rows and gradients are the one-sequence layers' bits") {
   Rng rng(3606);
   const RowBatch rows = stacked_rows();
@@ -439,22 +474,24 @@ TEST_CASE("batched layers: each sequence's rows and gradients are the one-sequen
     layer.causal = true;
     ParamList params;
     layer.collect(params);
-    nudge(params, rng);
-    const Mat dOut = random_mat(rng, R, d);
     CausalAttentionTrace tr;
-    causal_attention_forward_rows(layer, X, rows, tr, scratch);
-    Leaves leaves(params, rows.count());
-    Mat dX;
-    causal_attention_backward_rows(layer, X, tr, dOut, rows, leaves.grads(), dX, scratch);
     // The one difference: the batched softmax's exponentials come from the
     // float exp_fast (relative error below 2e-7), the one-sequence layer's from
     // the double exp_f. Measured: 3e-7 of the largest entry at most.
-    check_per_sequence("attention", params, leaves, X, dOut, tr.out, dX, [&](const Mat& Xs, const Mat& dOs, Mat& o, Mat& dXs) {
-      SelfAttentionTrace t;
-      self_attention_forward(layer, Xs, t);
-      o = t.out;
-      self_attention_backward(layer, t, dOs, dXs);
-    }, 2e-6);
+    check_rows_against_one(
+        "attention", params, rng, X,
+        [&](const Mat& dOut, const SequenceGrads& g, Mat& out, Mat& dX) {
+          causal_attention_forward_rows(layer, X, rows, tr, scratch);
+          out = tr.out;
+          causal_attention_backward_rows(layer, X, tr, dOut, rows, g, dX, scratch);
+        },
+        [&](const Mat& Xs, const Mat& dOs, Mat& o, Mat& dXs) {
+          SelfAttentionTrace t;
+          self_attention_forward(layer, Xs, t);
+          o = t.out;
+          self_attention_backward(layer, t, dOs, dXs);
+        },
+        2e-6);
     // Edits: a head scaled and a row overridden give the one-sequence pass's rows too.
     AttentionEdits edits;
     edits.head_scale = {1.0f, 0.25f};
@@ -479,38 +516,40 @@ TEST_CASE("batched layers: each sequence's rows and gradients are the one-sequen
     ff.init("ffn", d, 12, rng);
     ParamList params;
     ff.collect(params);
-    nudge(params, rng);
-    const Mat dOut = random_mat(rng, R, d);
-    FeedForwardTrace tr;
-    feed_forward_forward_rows(ff, X, tr);
-    Leaves leaves(params, rows.count());
-    Mat dX;
-    feed_forward_backward_rows(ff, X, tr, dOut, rows, leaves.grads(), dX, scratch);
-    check_per_sequence("ffn", params, leaves, X, dOut, tr.out, dX, [&](const Mat& Xs, const Mat& dOs, Mat& o, Mat& dXs) {
-      FeedForwardTrace t;
-      feed_forward_forward(ff, Xs, t);
-      o = t.out;
-      feed_forward_backward(ff, t, dOs, dXs);
-    });
+    check_rows_against_one(
+        "ffn", params, rng, X,
+        [&](const Mat& dOut, const SequenceGrads& g, Mat& out, Mat& dX) {
+          FeedForwardTrace tr;
+          feed_forward_forward_rows(ff, X, tr);
+          out = tr.out;
+          feed_forward_backward_rows(ff, X, tr, dOut, rows, g, dX, scratch);
+        },
+        [&](const Mat& Xs, const Mat& dOs, Mat& o, Mat& dXs) {
+          FeedForwardTrace t;
+          feed_forward_forward(ff, Xs, t);
+          o = t.out;
+          feed_forward_backward(ff, t, dOs, dXs);
+        });
   }
   SUBCASE("LayerNorm") {
     LayerNorm ln;
     ln.init("ln", d);
     ParamList params;
     ln.collect(params);
-    nudge(params, rng);
-    const Mat dOut = random_mat(rng, R, d);
-    LayerNormTrace tr;
-    layer_norm_forward(ln, X, tr);
-    Leaves leaves(params, rows.count());
-    Mat dX;
-    layer_norm_backward_rows(ln, tr, dOut, rows, leaves.grads(), dX);
-    check_per_sequence("layernorm", params, leaves, X, dOut, tr.out, dX, [&](const Mat& Xs, const Mat& dOs, Mat& o, Mat& dXs) {
-      LayerNormTrace t;
-      layer_norm_forward(ln, Xs, t);
-      o = t.out;
-      layer_norm_backward(ln, t, dOs, dXs);
-    });
+    check_rows_against_one(
+        "layernorm", params, rng, X,
+        [&](const Mat& dOut, const SequenceGrads& g, Mat& out, Mat& dX) {
+          LayerNormTrace tr;
+          layer_norm_forward(ln, X, tr);
+          out = tr.out;
+          layer_norm_backward_rows(ln, tr, dOut, rows, g, dX);
+        },
+        [&](const Mat& Xs, const Mat& dOs, Mat& o, Mat& dXs) {
+          LayerNormTrace t;
+          layer_norm_forward(ln, Xs, t);
+          o = t.out;
+          layer_norm_backward(ln, t, dOs, dXs);
+        });
   }
 }
 
