@@ -1358,8 +1358,8 @@ bool quotes(const LocalText& t, const std::string& s) {
 TEST_CASE("flash-tiles: the running maxima, factors and differences it quotes, the kernel's block and its bench figures") {
   {  // one-tile: 12 keys in tiles of 4; how-far: below 1e-7 from the full softmax for every tile size from 1 to 8
     const LessonStep& s = find_step("flash-tiles", "one-tile");
-    CHECK(demo_defaults(s).mats.at("k").rows() == 12);
-    CHECK(demo_defaults(s).settings.at("tile") == "4");
+    CHECK(demo_defaults(s, "en").mats.at("k").rows() == 12);
+    CHECK(demo_defaults(s, "en").settings.at("tile") == "4");
     for (int tile = 1; tile <= 8; ++tile) {
       CAPTURE(tile);
       const DemoOutputs out = run_step(s, [&](DemoInputs& in) {
@@ -1402,7 +1402,7 @@ TEST_CASE("flash-tiles: the running maxima, factors and differences it quotes, t
     const DemoOutputs solved = run_step(s, [](DemoInputs& in) { in.mats["k"].row(10) << 5.0f, 3.0f; });
     CHECK(std::abs(solved.mats.at("scores")(0, 10) - 4.60f) < 0.005f);
     CHECK(std::abs(solved.mats.at("running")(2, 2) - 0.084f) < 0.0005f);
-    CHECK(demo_defaults(s).mats.at("q") == (Mat(1, 2) << 1.0f, 0.5f).finished());  // the hints' q = [1, 0.5]
+    CHECK(demo_defaults(s, "en").mats.at("q") == (Mat(1, 2) << 1.0f, 0.5f).finished());  // the hints' q = [1, 0.5]
     for (int tile = 1; tile <= 8; ++tile) {
       const DemoOutputs t = run_step(s, [&](DemoInputs& in) { in.settings["tile"] = std::to_string(tile); });
       CHECK(t.mats.at("running").rows() == (12 + tile - 1) / tile);  // the table changes with the tile size ...
