@@ -249,6 +249,13 @@ TEST_CASE("train_lm: the poems' model at the sampling step's 400 steps is sure o
     CHECK(third.items()[0].as_string() == "，");
     CHECK(third.items()[1].as_number() == doctest::Approx(0.19).epsilon(0.03));
   }
+  // The hint says so: the model reads 床 as the unknown token (the note counts it).
+  attn::train::RunDesc poems;
+  poems.kind = attn::train::RunKind::lm_chinese;
+  const attn::train::TrainRun run(poems);
+  const attn::data::Vocab& vocab = run.char_corpus().vocab;
+  CHECK(vocab.id("床") == vocab.unknown);
+  CHECK(vocab.id("霜") != vocab.unknown);
   CHECK(likeliest_after(*ex, "白日依山尽，黄河入海", "□") == doctest::Approx(0.23));
   CHECK(ex->view().mats.at("lm_next")(0, 0) <= 0.8f);
 }
