@@ -7,8 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "app/lab_page.h"
 #include "app/lab_saved.h"
@@ -22,11 +20,6 @@
 #include "platform/platform.h"
 
 // ---------------------------------------------------------------- 0 the current step
-const attn::LessonStep* LabApp::current_step() const {
-  if (set_.lessons.empty()) return nullptr;
-  return &set_.lessons[size_t(lesson_)].steps[size_t(state_.step)];
-}
-
 std::string LabApp::current_key() const {
   const attn::LessonStep* s = current_step();
   return s ? attn::step_key(state_.lesson, s->id) : "";
@@ -110,7 +103,7 @@ void LabApp::restart_experiment() {
 void LabApp::remember_edits() {
   const attn::LessonStep* step = current_step();
   if (!step) return;
-  attn::StepEdits e = attn::edits_from_inputs(attn::demo_defaults(*step), inputs_);
+  attn::StepEdits e = attn::edits_from_inputs(attn::demo_defaults(*step, state_.lang), inputs_);
   if (e.empty()) state_.edits.erase(current_key());
   else state_.edits[current_key()] = std::move(e);
   dirty_ = true;
@@ -135,9 +128,11 @@ void LabApp::enter_step() {
     if (set_.lessons[i].id == state_.lesson) lesson_ = int(i);
   int& furthest = state_.furthest[state_.lesson];
   if (state_.step > furthest) furthest = state_.step;
-  const attn::LessonStep& step = *current_step();
+  step_ = attn::step_in_language(set_.lessons[size_t(lesson_)].steps[size_t(state_.step)], state_.lang);
+  has_step_ = true;
+  const attn::LessonStep& step = step_;
   auto it = state_.edits.find(current_key());
-  inputs_ = attn::inputs_with_edits(attn::demo_defaults(step), it == state_.edits.end() ? nullptr : &it->second);
+  inputs_ = attn::inputs_with_edits(attn::demo_defaults(step, state_.lang), it == state_.edits.end() ? nullptr : &it->second);
   auto saved = state_.answers.find(current_key());
   const attn::StepAnswers* answers = saved == state_.answers.end() ? nullptr : &saved->second;
   hints_shown_ = attn::hints_for_step(step, answers);
@@ -160,20 +155,7 @@ void LabApp::record_errors(const std::vector<attn::LessonError>& errors) {
 
 // ---------------------------------------------------------------- 1 loading and restoring
 void LabApp::init(const std::string& lesson_dir) {
-  if (lesson_dir.empty()) {
-    set_ = attn::load_embedded_lessons();
-  } else {
-    auto read = [](std::string_view name, std::string& out, void* dir) {
-      std::ifstream f(*static_cast<const std::string*>(dir) + "/" + std::string(name), std::ios::binary);
-      if (!f) return false;
-      std::stringstream ss;
-      ss << f.rdbuf();
-      out = ss.str();
-      return true;
-    };
-    std::string dir = lesson_dir;
-    set_ = attn::load_lessons(read, &dir, attn::lab_demos());
-  }
+  set_ = lesson_dir.empty() ? attn::load_embedded_lessons() : attn::load_lesson_folder(lesson_dir);
   record_errors(set_.errors);
   const std::string link = platform::url_fragment();  // before enter_step rewrites it
   // The embed view starts from its link alone: a course page's frame must show the
@@ -227,16 +209,9 @@ void LabApp::follow_link(const std::string& fragment) {
   // Shapes are compared in inputs_with_edits: an Eigen == of two shapes read
   // past the smaller one, and a 1 x 1 matrix equal to element (0, 0) passed.
   std::vector<std::string> ignored;
-  inputs_ = attn::inputs_with_edits(attn::demo_defaults(*current_step()), &link.edits, &ignored);
+  inputs_ = attn::inputs_with_edits(attn::demo_defaults(*current_step(), state_.lang), &link.edits, &ignored);
   if (!ignored.empty()) notices_.push_back("Some values in the link do not fit this step and were ignored.");
-  // A model trained on the sender's own text: links never carry the text itself.
-  if (auto it = inputs_.settings.find("corpus"); it != inputs_.settings.end() && it->second == "own" && !own_text_.has()) {
-    it->second = state_.lang == "zh" ? "chinese" : "english";
-    notices_.push_back(state_.lang == "zh"
-                           ? "这个链接里的模型是用发送者自己的文本训练的；链接从不带上文本本身，所以这里改用内置文本训练。"
-                           : "This link's model was trained on the sender's own text, which links never carry; here it "
-                             "trains on the built-in text instead.");
-  }
+  if (std::string note = own_text_.instead_of_linked(&inputs_, state_.lang); !note.empty()) notices_.push_back(note);
   remember_edits();
   restart_experiment();  // the link's settings: a fresh experiment
 }
@@ -322,7 +297,7 @@ void LabApp::apply_demo_edit(const ui::DemoEdit& e) {
       break;
     }
     case K::reset: {
-      const attn::DemoInputs base = attn::demo_defaults(*current_step());
+      const attn::DemoInputs base = attn::demo_defaults(*current_step(), state_.lang);
       auto from = base.mats.find(e.name);
       if (from == base.mats.end() || !inputs_.mats.count(e.name)) return;
       inputs_.mats[e.name] = from->second;
@@ -370,9 +345,32 @@ void LabApp::quiz_check(int quiz) {
 
 void LabApp::set_language(const std::string& lang) {
   if (lang != "en" && lang != "zh") return;
+  const std::string was = state_.lang;
   state_.lang = lang;
   dirty_ = true;
   ++revision_;
+  if (!has_step_ || lang == was) {
+    tell_page_prose();
+    return;
+  }
+  // A step whose starting values differ by language (attn::steps_changed_by_language)
+  // is entered again with this language's and the learner's edits over them; a
+  // model trained on the other language's values starts again, here or when its
+  // step is next opened.
+  bool here = false;
+  attn::TrainerClient* client = trainer_.client_if_started();
+  for (const std::string& key : attn::steps_changed_by_language(set_.lessons, state_, was, lang, attn::lab_demos())) {
+    if (client) client->close(key);
+    here = here || key == current_key();
+  }
+  if (here) {
+    experiment_ = nullptr;
+    running_ = false;
+    enter_step();
+    return;
+  }
+  // The step's own checks and solutions may still differ by language.
+  step_ = attn::step_in_language(set_.lessons[size_t(lesson_)].steps[size_t(state_.step)], lang);
   tell_page_prose();
 }
 

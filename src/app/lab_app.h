@@ -66,8 +66,9 @@ class LabApp final : public LabControl {
   bool save(double min_interval_ms) override;
 
  private:
-  // The step shown (null with no lessons), and its key "lesson/step-id".
-  const attn::LessonStep* current_step() const;
+  // The step shown, in the learner's language (step_: its parameters, checks and
+  // solutions in that language; null with no lessons), and its key "lesson/step-id".
+  const attn::LessonStep* current_step() const { return has_step_ ? &step_ : nullptr; }
   std::string current_key() const;
   // Recomputes the step's outputs from its inputs (or the live experiment's view).
   void recompute();
@@ -94,6 +95,10 @@ class LabApp final : public LabControl {
   attn::LessonSet set_;
   attn::LabState state_;        // what is saved: language, place, progress, edits
   int lesson_ = 0;              // index of state_.lesson in set_.lessons
+  // The step at state_ as a reader of state_.lang meets it (attn::step_in_language),
+  // made again whenever the place, the language or the lessons change.
+  attn::LessonStep step_;
+  bool has_step_ = false;
   attn::DemoInputs inputs_;     // the learner's current values on this step
   attn::DemoOutputs outputs_;   // recomputed whenever inputs change
   std::vector<std::string> errors_;   // problems: the error panel, and the page's errors()

@@ -54,6 +54,15 @@ OwnTextView OwnText::view(const std::string& lang) const {
   return v;
 }
 
+std::string OwnText::instead_of_linked(attn::DemoInputs* inputs, const std::string& lang) const {
+  auto it = inputs->settings.find("corpus");
+  if (it == inputs->settings.end() || it->second != "own" || has()) return "";
+  it->second = lang == "zh" ? "chinese" : "english";
+  return lang == "zh" ? "这个链接里的模型是用发送者自己的文本训练的；链接从不带上文本本身，所以这里改用内置文本训练。"
+                      : "This link's model was trained on the sender's own text, which links never carry; here it "
+                        "trains on the built-in text instead.";
+}
+
 bool OwnText::check_bytes(const std::string& bytes) {
   // Length first: a file of many megabytes is refused before anything reads it.
   if (bytes.size() > attn::data::kMaxOwnTextBytes) {

@@ -19,6 +19,7 @@
 
 #include <string>
 
+#include "course/demo_api.h"
 #include "train/train_run.h"
 
 struct OwnTextView;  // lab_view.h
@@ -49,6 +50,10 @@ class OwnText {
   const Outcome& last_outcome() const { return last_; }
   // As the page's box shows it, the message in `lang`.
   OwnTextView view(const std::string& lang) const;
+  // A link's model trained on the sender's own text (corpus "own"), which links
+  // never carry: without a text of our own, the built-in text of `lang` instead,
+  // and the notice that says so ("" when nothing changed).
+  std::string instead_of_linked(attn::DemoInputs* inputs, const std::string& lang) const;
 
   // The accepted text, as the model reads it (characters outside every font as
   // U+FFFD), its summary, and how many characters were outside.

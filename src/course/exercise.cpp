@@ -166,6 +166,22 @@ const char* compare_op_text(CompareOp op) {
   return "?";
 }
 
+Exercise exercise_for(const Exercise& ex, const std::string& lang) {
+  Exercise out = ex;
+  out.local.clear();
+  const auto it = ex.local.find(lang);
+  if (it == ex.local.end()) return out;
+  if (!it->second.check_text.empty()) {
+    out.check = it->second.check;
+    out.check_text = it->second.check_text;
+  }
+  if (!it->second.solution_text.empty()) {
+    out.solution = it->second.solution;
+    out.solution_text = it->second.solution_text;
+  }
+  return out;
+}
+
 ExerciseStatus check_exercise(const Exercise& ex, const DemoInputs& inputs, const DemoOutputs& outputs) {
   ExerciseStatus st;
   if (!outputs.error.empty()) {

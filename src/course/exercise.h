@@ -8,6 +8,9 @@
 //   check: weights[cats, mice] > 0.6          <- checked live by the core
 //   hint: Turn the first query towards k_mice.        (hint.zh: ...; repeatable)
 //   solution: q[cats] = [0.8, 0.6]            <- stored answer, tested to work
+//   check.zh: / solution.zh:                  <- where the step's demo parameters
+//                                                differ by language ("corpus.zh:"):
+//                                                the Chinese reader's own (optional)
 //
 //   quiz: sharper                             <- id, unique within the step
 //   question: What happens to the weights if every score doubles?
@@ -82,7 +85,22 @@ struct Exercise {
   std::string check_text;         // as written
   std::vector<Assignment> solution;
   std::string solution_text;      // as written
+  // A language's own check or solution ("check.zh:", "solution.zh:"), for a step
+  // whose demo parameters differ by language (lesson.h, params_for): its reader
+  // computes another model, so the goal is checked and solved on that one. An
+  // empty text means the one above.
+  struct Local {
+    std::vector<Condition> check;
+    std::string check_text;
+    std::vector<Assignment> solution;
+    std::string solution_text;
+  };
+  std::map<std::string, Local> local;  // language -> its own check and solution
 };
+
+// The exercise as a reader of `lang` meets it: that language's check and solution
+// in place of the defaults where it has its own (`local` is then empty).
+Exercise exercise_for(const Exercise& ex, const std::string& lang);
 
 // A quiz has at most this many options (and so an answer from 1 to this).
 constexpr int kMaxQuizOptions = 100;

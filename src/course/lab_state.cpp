@@ -42,6 +42,39 @@ StepEdits edits_from_inputs(const DemoInputs& base, const DemoInputs& current) {
   return e;
 }
 
+namespace {
+
+// The same matrices (shape first, then values), settings and tokens.
+bool same_inputs(const DemoInputs& a, const DemoInputs& b) {
+  if (a.settings != b.settings || a.tokens != b.tokens || a.mats.size() != b.mats.size()) return false;
+  for (const auto& [name, m] : a.mats) {
+    const auto it = b.mats.find(name);
+    if (it == b.mats.end() || it->second.rows() != m.rows() || it->second.cols() != m.cols() || it->second != m)
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> steps_changed_by_language(const std::vector<Lesson>& lessons, const LabState& state,
+                                                   const std::string& from, const std::string& to,
+                                                   const DemoCatalog& demos) {
+  std::vector<std::string> keys;
+  if (from == to) return keys;
+  for (const Lesson& l : lessons)
+    for (const LessonStep& s : l.steps) {
+      if (s.demo.empty() || (!s.local_params.count(from) && !s.local_params.count(to))) continue;
+      const std::string key = step_key(l.id, s.id);
+      const auto saved = state.edits.find(key);
+      const StepEdits* edits = saved == state.edits.end() ? nullptr : &saved->second;
+      if (!same_inputs(inputs_with_edits(demos.defaults(s.demo, params_for(s, from)), edits),
+                       inputs_with_edits(demos.defaults(s.demo, params_for(s, to)), edits)))
+        keys.push_back(key);
+    }
+  return keys;
+}
+
 std::vector<int> hints_for_step(const LessonStep& step, const StepAnswers* answers) {
   std::vector<int> out(step.exercises.size(), 0);
   if (!answers) return out;

@@ -65,6 +65,19 @@ DemoInputs inputs_with_edits(const DemoInputs& defaults, const StepEdits* edits,
 // What differs between a step's defaults and `current`, as StepEdits.
 StepEdits edits_from_inputs(const DemoInputs& defaults, const DemoInputs& current);
 
+// Edits and languages. A step's defaults may differ by language (params_for in
+// lesson.h: the language model's first steps train a Chinese reader's model on
+// the poems), and its saved edits are what differed from the defaults of the
+// language the learner last edited it in. When the learner switches language, the
+// step is entered again with the new language's defaults and those edits over them
+// (inputs_with_edits: the edits that still fit), and a live model computed from
+// the other language's values starts again. These are the steps (their keys,
+// step_key) whose inputs so differ between a reader of `from` and one of `to`;
+// every other step keeps what it computed.
+std::vector<std::string> steps_changed_by_language(const std::vector<Lesson>& lessons, const LabState& state,
+                                                   const std::string& from, const std::string& to,
+                                                   const DemoCatalog& demos);
+
 // A step's hints revealed (one count per exercise) and quiz answers (one per quiz),
 // in the step's order. Saved answers that no longer fit the step read as less, never
 // as more: a count above the exercise's hints is capped, an option that is gone is

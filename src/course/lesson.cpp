@@ -31,6 +31,10 @@ const std::set<std::string> kLanguages = {"en", "zh"};
 // Keys whose text may be given per language ("goal.zh").
 const std::set<std::string> kLocalised = {"title", "text",    "goal",  "hint",  "question",
                                           "option", "explain", "after", "source"};
+// Keys that name or shape the lesson and take no language. Every other key with a
+// language is an exercise's check or solution, or a demo parameter ("corpus.zh"):
+// values a reader of that language computes with, in place of the plain ones.
+const std::set<std::string> kNoLanguage = {"lesson", "step", "demo", "exercise", "quiz", "answer", "hides"};
 
 // "layout-1-steps" -> 1 for what = "steps"; 0 when `key` is not such a key.
 int layout_key(const std::string& key, const std::string& what) {
@@ -242,8 +246,12 @@ bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,
       base = key.substr(0, dot);
       lang = key.substr(dot + 1);
       if (!kLanguages.count(lang)) { fail(n, "unknown language '" + lang + "' (use en or zh)"); continue; }
-      if (!kLocalised.count(base)) {
-        fail(n, "only title, text, goal, hint, question, option, explain, after and source can have a language");
+      if (kNoLanguage.count(base) || layout_key(base, "steps") || layout_key(base, "options")) {
+        fail(n, "'" + base + "' cannot have a language: only texts, demo parameters, check and solution can");
+        continue;
+      }
+      if (!kLocalised.count(base) && lang == "en") {
+        fail(n, "'" + key + "': write '" + base + ":', the value for every language without its own");
         continue;
       }
     }
@@ -335,14 +343,17 @@ bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,
         if (lang == "en") exercise->hints.emplace_back();
         else if (exercise->hints.empty()) { fail(n, "'" + key + "' must follow its English 'hint:'"); continue; }
         set_text(exercise->hints.back(), "hint");
-      } else if (base == "check") {
-        if (!exercise->check_text.empty()) { fail(n, "'check' given twice for this exercise"); continue; }
-        exercise->check_text = std::string(value);
-        if (!parse_check(value, exercise->check, why)) fail(n, "check: " + why);
       } else {
-        if (!exercise->solution_text.empty()) { fail(n, "'solution' given twice for this exercise"); continue; }
-        exercise->solution_text = std::string(value);
-        if (!parse_solution(value, exercise->solution, why)) fail(n, "solution: " + why);
+        // A language's own ("check.zh") goes beside the plain one (exercise_for).
+        const bool plain = lang == "en";
+        const bool is_check = base == "check";
+        std::string& written = is_check ? (plain ? exercise->check_text : exercise->local[lang].check_text)
+                                        : (plain ? exercise->solution_text : exercise->local[lang].solution_text);
+        if (!written.empty()) { fail(n, "'" + key + "' given twice for this exercise"); continue; }
+        written = std::string(value);
+        const bool ok = is_check ? parse_check(value, plain ? exercise->check : exercise->local[lang].check, why)
+                                 : parse_solution(value, plain ? exercise->solution : exercise->local[lang].solution, why);
+        if (!ok) fail(n, key + ": " + why);
       }
     } else if (const int layout = layout_key(base, "options")) {
       if (!quiz) { fail(n, "'" + key + "' belongs to a quiz: write 'quiz: <id>' first"); continue; }
@@ -391,11 +402,13 @@ bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,
       }
     } else {
       if (!step) { fail(n, "unknown lesson key '" + key + "'"); continue; }
-      if (step->params.count(key)) { fail(n, "'" + key + "' given twice in this step"); continue; }
+      // A demo parameter: for every language, or ("corpus.zh") for one.
+      LessonParams& into = lang == "en" ? step->params : step->local_params[lang];
+      if (into.count(base)) { fail(n, "'" + key + "' given twice in this step"); continue; }
       LessonValue v;
       std::string why;
       if (!parse_value(value, n, v, why)) { fail(n, "'" + key + "': " + why); continue; }
-      step->params[key] = std::move(v);
+      into[base] = std::move(v);
     }
   }
   // Exercises and quizzes must be complete.

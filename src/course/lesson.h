@@ -27,6 +27,8 @@
 //   demo: qkv_basic                    <- which live demo the step shows
 //   tokens: I | love | China           <- demo parameters: text, numbers or
 //   q: [[1, 0], [0, 1], [1, 1]]        <- matrices written as arrays of rows
+//   score.zh: cosine                   <- a parameter for one language's readers
+//                                         (the plain one is every other's)
 //   text:                              <- prose block: the indented lines below
 //     Each token has a query ...
 //   exercise: / quiz:                  <- a goal or a question (see exercise.h)
@@ -70,7 +72,10 @@ struct LessonStep {
   LocalText title;
   LocalText text;  // prose, paragraphs separated by blank lines
   std::string demo;
-  LessonParams params;  // every other key of the step
+  LessonParams params;  // every other key of the step: the values for every language
+  // Parameters given for one language ("corpus.zh: chinese"): language -> the
+  // values its readers get in place of those in `params` (params_for).
+  std::map<std::string, LessonParams> local_params;
   std::vector<Exercise> exercises;  // goals checked live (exercise.h)
   std::vector<Quiz> quizzes;        // predict, then reveal (exercise.h)
   // The papers the lesson draws on ("source:" lines), on its last step only: they
@@ -88,6 +93,21 @@ struct Lesson {
   // today at the same positions (or the lesson did not exist yet).
   std::map<int, std::vector<std::string>> old_steps;
 };
+
+// A step's demo parameters for a reader of `lang`: `params`, with that language's
+// own values (local_params) in their place. The course asks the demos for a step's
+// starting inputs with these (DemoCatalog::defaults), so its reader meets the
+// demo in their own language: the language model's first steps train a Chinese
+// reader's model on the Tang poems. The DemoCatalog itself knows no language.
+LessonParams params_for(const LessonStep& step, const std::string& lang);
+// "en", then every other language with parameters, an exercise check or a
+// solution of its own on this step, in order: the languages whose readers compute
+// something else here (the loader checks the step for each).
+std::vector<std::string> step_languages(const LessonStep& step);
+// The step as a reader of `lang` meets it: params_for(step, lang) as its
+// parameters and each exercise's check and solution in that language
+// (exercise_for); `local_params` and each exercise's `local` are then empty.
+LessonStep step_in_language(const LessonStep& step, const std::string& lang);
 
 // The current index of the step at `position` (0-based) of the lesson as it was in
 // `layout`; -1 when that step is gone or never existed.
@@ -129,7 +149,9 @@ bool parse_lesson(std::string_view file, std::string_view text, Lesson& out,
 
 // Checks a parsed lesson's steps against the demos (known demo, required
 // parameters present, shapes consistent, exercises and quizzes that name what
-// the demo computes). Appends to `errors`; returns true if clean.
+// the demo computes), in every language of each step (step_languages): each
+// language's parameters must be valid, and its checks and solutions must name
+// what the demo computes from them. Appends to `errors`; returns true if clean.
 bool validate_lesson(const Lesson& lesson, const DemoCatalog& demos, std::vector<LessonError>& errors);
 
 struct LessonSet {

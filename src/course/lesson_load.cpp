@@ -1,8 +1,10 @@
-// lesson_load.cpp: a parsed lesson checked against the demos, the lesson index
-// loaded file by file, where the steps of an earlier layout are now, and the step
-// links written in prose (lesson.h).
+// lesson_load.cpp: a step's parameters and exercises in each language, a parsed
+// lesson checked against the demos in each, the lesson index loaded file by file,
+// where the steps of an earlier layout are now, and the step links written in
+// prose (lesson.h).
 //
-// Sections: 1 validation and the index, 2 layouts, 3 step links.
+// Sections: 1 a step in each language, 2 validation and the index, 3 layouts,
+// 4 step links.
 #include <algorithm>
 #include <set>
 
@@ -11,7 +13,85 @@
 
 namespace attn {
 
-// ---------------------------------------------------------------- 1 validation and the index
+// ---------------------------------------------------------------- 1 a step in each language
+LessonParams params_for(const LessonStep& step, const std::string& lang) {
+  LessonParams p = step.params;
+  if (const auto it = step.local_params.find(lang); it != step.local_params.end())
+    for (const auto& [name, value] : it->second) p[name] = value;
+  return p;
+}
+
+std::vector<std::string> step_languages(const LessonStep& step) {
+  std::set<std::string> own;
+  for (const auto& entry : step.local_params) own.insert(entry.first);
+  for (const Exercise& e : step.exercises)
+    for (const auto& entry : e.local) own.insert(entry.first);
+  own.erase("en");
+  std::vector<std::string> out = {"en"};
+  out.insert(out.end(), own.begin(), own.end());
+  return out;
+}
+
+LessonStep step_in_language(const LessonStep& step, const std::string& lang) {
+  LessonStep out = step;
+  out.params = params_for(step, lang);
+  out.local_params.clear();
+  for (Exercise& e : out.exercises) e = exercise_for(e, lang);
+  return out;
+}
+
+// ---------------------------------------------------------------- 2 validation and the index
+namespace {
+
+// One step in one language against its demo: parameters, starting values,
+// exercises (their checks and solutions) and what the quizzes hide. `lang` is
+// named in messages unless it is English; `reported` holds the parameter
+// problems already said for another language, which are not said again.
+void validate_step(const Lesson& lesson, const LessonStep& s, const std::string& lang, const DemoCatalog& demos,
+                   std::set<std::string>& reported, std::vector<LessonError>& errors) {
+  const std::string in_lang = lang == "en" ? "" : " (" + lang + ")";
+  const LessonStep local = step_in_language(s, lang);
+  bool params_ok = true;
+  for (const DemoIssue& issue : demos.check_params(s.demo, local.params)) {
+    params_ok = false;
+    const int line = issue.line > 0 ? issue.line : s.line;
+    if (reported.insert(std::to_string(line) + ":" + issue.message).second)
+      errors.push_back({lesson.file, line, issue.message + in_lang});
+  }
+  if (!params_ok || (s.exercises.empty() && s.quizzes.empty())) return;
+  // Exercises and quizzes refer to the demo's matrices, settings and panels:
+  // check them against what the demo computes from the step's starting values.
+  const DemoInputs in = demos.defaults(s.demo, local.params);
+  const DemoOutputs out = demos.run(s.demo, in);
+  if (!out.error.empty()) {
+    errors.push_back({lesson.file, s.line, "the demo fails on this step's values" + in_lang + ": " + out.error});
+    return;
+  }
+  for (const Exercise& e : local.exercises) {
+    const std::string what = "exercise '" + e.id + "' ";
+    const ExerciseStatus st = check_exercise(e, in, out);
+    if (!st.error.empty()) errors.push_back({lesson.file, e.line, what + "check" + in_lang + ": " + st.error});
+    DemoInputs solved = in;
+    std::string why;
+    if (!apply_solution(e, out, solved, &why)) {
+      errors.push_back({lesson.file, e.line, what + "solution" + in_lang + ": " + why});
+      continue;
+    }
+    const DemoOutputs after = demos.run(s.demo, solved);
+    if (!after.error.empty())
+      errors.push_back({lesson.file, e.line, what + "solution makes the demo fail" + in_lang + ": " + after.error});
+  }
+  for (const Quiz& q : s.quizzes)
+    for (const std::string& id : q.hides) {
+      bool found = false;
+      for (const Panel& p : out.panels) found = found || p.id == id;
+      if (!found)
+        errors.push_back({lesson.file, q.line, "quiz '" + q.id + "' hides '" + id + "', which is not a panel of this demo" + in_lang});
+    }
+}
+
+}  // namespace
+
 bool validate_lesson(const Lesson& lesson, const DemoCatalog& demos, std::vector<LessonError>& errors) {
   const size_t before = errors.size();
   for (const LessonStep& s : lesson.steps) {
@@ -23,37 +103,13 @@ bool validate_lesson(const Lesson& lesson, const DemoCatalog& demos, std::vector
         if (!q.hides.empty()) errors.push_back({lesson.file, q.line, "a quiz can only hide panels of a step with a demo"});
       continue;
     }
-    const size_t step_before = errors.size();
-    for (const DemoIssue& issue : demos.check_params(s.demo, s.params))
-      errors.push_back({lesson.file, issue.line > 0 ? issue.line : s.line, issue.message});
-    if (errors.size() != step_before || (s.exercises.empty() && s.quizzes.empty())) continue;
-    // Exercises and quizzes refer to the demo's matrices, settings and panels:
-    // check them against what the demo computes from the step's starting values.
-    const DemoInputs in = demos.defaults(s.demo, s.params);
-    const DemoOutputs out = demos.run(s.demo, in);
-    if (!out.error.empty()) {
-      errors.push_back({lesson.file, s.line, "the demo fails on this step's values: " + out.error});
-      continue;
+    // Each language whose readers compute something else here, on its own.
+    std::set<std::string> reported;
+    for (const std::string& lang : step_languages(s)) {
+      const size_t step_before = errors.size();
+      validate_step(lesson, s, lang, demos, reported, errors);
+      if (errors.size() != step_before) break;  // one language's problems at a time
     }
-    for (const Exercise& e : s.exercises) {
-      const ExerciseStatus st = check_exercise(e, in, out);
-      if (!st.error.empty()) errors.push_back({lesson.file, e.line, "exercise '" + e.id + "' check: " + st.error});
-      DemoInputs solved = in;
-      std::string why;
-      if (!apply_solution(e, out, solved, &why)) {
-        errors.push_back({lesson.file, e.line, "exercise '" + e.id + "' solution: " + why});
-        continue;
-      }
-      const DemoOutputs after = demos.run(s.demo, solved);
-      if (!after.error.empty())
-        errors.push_back({lesson.file, e.line, "exercise '" + e.id + "' solution makes the demo fail: " + after.error});
-    }
-    for (const Quiz& q : s.quizzes)
-      for (const std::string& id : q.hides) {
-        bool found = false;
-        for (const Panel& p : out.panels) found = found || p.id == id;
-        if (!found) errors.push_back({lesson.file, q.line, "quiz '" + q.id + "' hides '" + id + "', which is not a panel of this demo"});
-      }
   }
   return errors.size() == before;
 }
@@ -92,7 +148,7 @@ LessonSet load_lessons(ReadFileFn read, void* user, const DemoCatalog& demos) {
   return set;
 }
 
-// ---------------------------------------------------------------- 2 layouts
+// ---------------------------------------------------------------- 3 layouts
 int step_index(const Lesson& lesson, std::string_view step_id) {
   for (size_t i = 0; i < lesson.steps.size(); ++i)
     if (lesson.steps[i].id == step_id) return int(i);
@@ -117,7 +173,7 @@ int step_from_layout(const Lesson& lesson, int layout, int position) {
   return position < int(lesson.steps.size()) ? position : -1;
 }
 
-// ---------------------------------------------------------------- 3 step links
+// ---------------------------------------------------------------- 4 step links
 std::vector<StepLink> step_links(std::string_view text) {
   std::vector<StepLink> out;
   size_t from = 0;

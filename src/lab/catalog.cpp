@@ -1,6 +1,9 @@
 // catalog.cpp: the lab's demo table and its lessons (catalog.h).
 #include "lab/catalog.h"
 
+#include <fstream>
+#include <sstream>
+
 #include "experiments/experiments.h"
 #include "lab/embedded.h"
 
@@ -18,7 +21,9 @@ const DemoTable& lab_demos() {
 std::vector<DemoIssue> check_demo_params(const std::string& demo, const LessonParams& params) {
   return lab_demos().check_params(demo, params);
 }
-DemoInputs demo_defaults(const LessonStep& step) { return lab_demos().defaults(step.demo, step.params); }
+DemoInputs demo_defaults(const LessonStep& step, const std::string& lang) {
+  return lab_demos().defaults(step.demo, params_for(step, lang));
+}
 DemoOutputs run_demo(const std::string& demo, const DemoInputs& in) { return lab_demos().run(demo, in); }
 std::vector<std::string> demo_editable(const std::string& demo) { return lab_demos().editable(demo); }
 std::vector<std::string> demo_names() { return lab_demos().names(); }
@@ -38,6 +43,19 @@ LessonSet load_embedded_lessons() {
     return true;
   };
   return load_lessons(read, nullptr, lab_demos());
+}
+
+LessonSet load_lesson_folder(const std::string& dir) {
+  auto read = [](std::string_view name, std::string& out, void* folder) {
+    std::ifstream f(*static_cast<const std::string*>(folder) + "/" + std::string(name), std::ios::binary);
+    if (!f) return false;
+    std::stringstream ss;
+    ss << f.rdbuf();
+    out = ss.str();
+    return true;
+  };
+  std::string folder = dir;
+  return load_lessons(read, &folder, lab_demos());
 }
 
 }  // namespace attn

@@ -29,8 +29,9 @@ const DemoTable& lab_demos();
 
 // The same table, function by function (registry.h says what each does).
 std::vector<DemoIssue> check_demo_params(const std::string& demo, const LessonParams& params);
-// The starting values of a validated step.
-DemoInputs demo_defaults(const LessonStep& step);
+// The starting values of a validated step for a reader of `lang`: the demos are
+// asked with the step's parameters in that language (params_for in lesson.h).
+DemoInputs demo_defaults(const LessonStep& step, const std::string& lang);
 DemoOutputs run_demo(const std::string& demo, const DemoInputs& in);
 std::vector<std::string> demo_editable(const std::string& demo);
 std::vector<std::string> demo_names();
@@ -41,5 +42,8 @@ std::string demo_code(const std::string& demo, const DemoInputs& in, CodeLang la
 // The lessons compiled into the binary at build time (embedded.h), loaded and
 // checked against lab_demos().
 LessonSet load_embedded_lessons();
+// The lessons of a folder on disk (index.txt and its files), checked the same way
+// (the desktop's and the CLI's --lessons DIR).
+LessonSet load_lesson_folder(const std::string& dir);
 
 }  // namespace attn

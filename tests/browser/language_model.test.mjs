@@ -106,9 +106,17 @@ test('a typed prompt is continued, a refused one changes nothing, and a head swi
   assert.deepEqual(lab.consoleErrors, []);
 });
 
-test('the poems: fetched when their step opens, a Chinese prompt continued in Chinese', async () => {
+test('the poems: a Chinese reader\'s steps train on them, fetched when such a step opens, a Chinese prompt continued in Chinese', async () => {
   const { page } = lab;
+  // A Chinese reader is on the poems from the first step (corpus.zh in the
+  // lesson): switching language enters the heads step again on them.
+  assert.equal((await state(page)).settings.corpus, 'english');
   assert.ok(await page.evaluate(() => window.attnlab.setLanguage('zh')));
+  await frames(page, 2);
+  assert.equal((await state(page)).settings.corpus, 'chinese');
+  assert.ok(await page.evaluate(() => window.attnlab.goto('language-model', 0)));
+  await frames(page, 2);
+  assert.equal((await state(page)).settings.corpus, 'chinese');
   assert.ok(await page.evaluate(() => window.attnlab.goto('language-model', 3)));
   // The experiment opens once the poems and their glyphs are in; one step then
   // evaluates the untrained model.

@@ -1,6 +1,7 @@
 // fuzz_lesson: the lesson parser and validator, and the check and solution
 // language, never crash. A lesson that validates runs each step's demo, checks
-// its exercises and applies their solutions (as the lab does when a learner asks).
+// its exercises and applies their solutions (as the lab does when a learner asks),
+// in every language the step gives values, checks or solutions of its own.
 // The first line of an input starting with "check: " or "solution: " is also
 // parsed alone, so the small languages are fuzzed directly.
 #include <vector>
@@ -30,9 +31,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fuzz::require(!errors.empty(), "a refused lesson says why");
     return 0;
   }
-  for (const attn::LessonStep& step : lesson.steps) {
+  for (const attn::LessonStep& any : lesson.steps)
+  for (const std::string& lang : attn::step_languages(any)) {  // each language's parameters, checks and solutions
+    const attn::LessonStep step = attn::step_in_language(any, lang);
     if (step.demo.empty() || attn::is_experiment_demo(step.demo)) continue;  // experiments train: too slow here
-    attn::DemoInputs inputs = attn::demo_defaults(step);
+    attn::DemoInputs inputs = attn::demo_defaults(step, lang);
     const attn::DemoOutputs outputs = attn::run_demo(step.demo, inputs);
     for (const attn::Exercise& ex : step.exercises) {
       attn::check_exercise(ex, inputs, outputs);

@@ -72,10 +72,13 @@ std::vector<Case> code_cases() {
   static const LessonSet lessons = load_embedded_lessons();
   REQUIRE(lessons.errors.empty());
   for (const Lesson& l : lessons.lessons)
-    for (const LessonStep& s : l.steps) {
+    for (const LessonStep& any : l.steps)
+    for (const std::string& lang : step_languages(any)) {
+      const LessonStep s = step_in_language(any, lang);
       if (s.demo.empty() || !demo_has_code(s.demo)) continue;
-      const std::string at = l.file + ":" + std::to_string(s.line) + " (" + s.id + ", " + s.demo + ")";
-      const DemoInputs base = demo_defaults(s);
+      const std::string at = l.file + ":" + std::to_string(s.line) + " (" + s.id + ", " + s.demo +
+                             (lang == "en" ? "" : ", " + lang) + ")";
+      const DemoInputs base = demo_defaults(s, lang);
       std::set<std::string> seen;
       // Breadth first, two levels of settings.
       std::vector<std::pair<DemoInputs, std::string>> level = {{base, "defaults"}};
@@ -280,7 +283,7 @@ TEST_CASE("code export: a program uses the lesson's names, no library of ours, a
     for (const LessonStep& s : l.steps)
       if (!step && s.demo == "qkv_basic") step = &s;
   REQUIRE(step);
-  DemoInputs in = demo_defaults(*step);
+  DemoInputs in = demo_defaults(*step, "en");
   in.mats["q"](0, 1) = 0.73f;  // the learner's value, written as typed
   const std::string np = demo_code("qkv_basic", in, CodeLang::numpy, "First look");
   const std::string pt = demo_code("qkv_basic", in, CodeLang::torch);

@@ -166,10 +166,12 @@ TEST_CASE("every demo step computes from its defaults and its panels are consist
   const auto steps = demo_steps();
   REQUIRE(steps.size() >= 15);
   std::set<std::string> used;
-  for (const StepRef& s : steps) {
+  for (const StepRef& s : steps)
+  for (const std::string& lang : step_languages(*s.step)) {
     CAPTURE(s.where());
+    CAPTURE(lang);
     used.insert(s.step->demo);
-    const DemoInputs in = demo_defaults(*s.step);
+    const DemoInputs in = demo_defaults(*s.step, lang);
     CHECK(run_problem(s.step->demo, in) == "");
     // Every matrix the demo lets the learner edit is shown in an editor panel.
     const DemoOutputs out = run_demo(s.step->demo, in);
@@ -188,8 +190,9 @@ TEST_CASE("every demo step computes from its defaults and its panels are consist
 
 TEST_CASE("every choice option and every slider end computes cleanly") {
   int runs = 0;
-  for (const StepRef& s : demo_steps()) {
-    const DemoInputs base = demo_defaults(*s.step);
+  for (const StepRef& s : demo_steps())
+  for (const std::string& lang : step_languages(*s.step)) {
+    const DemoInputs base = demo_defaults(*s.step, lang);
     const DemoOutputs out = run_demo(s.step->demo, base);
     for (const Panel& p : out.panels) {
       std::vector<std::string> values;
@@ -197,6 +200,7 @@ TEST_CASE("every choice option and every slider end computes cleanly") {
       if (p.kind == Panel::Kind::slider) values = {std::to_string(p.min), std::to_string(p.max)};
       for (const auto& v : values) {
         CAPTURE(s.where());
+        CAPTURE(lang);
         CAPTURE(p.setting);
         CAPTURE(v);
         DemoInputs in = base;
@@ -221,17 +225,21 @@ TEST_CASE("every choice option and every slider end computes cleanly") {
 }
 
 // ---------------------------------------------------------------- 3 exercises and quizzes
+// In every language of its step (step_languages): a step whose parameters differ
+// by language has an exercise for each language's model, checked and solved on it.
 TEST_CASE("every exercise starts unsolved and its stored solution solves it") {
   int exercises = 0, quizzes = 0;
   for (const Lesson& l : lessons().lessons)
-    for (const LessonStep& s : l.steps) {
+    for (const LessonStep& any : l.steps)
+    for (const std::string& lang : step_languages(any)) {
+      const LessonStep s = step_in_language(any, lang);
       for (const Exercise& e : s.exercises) {
-        CAPTURE(l.file + ":" + std::to_string(e.line) + " exercise " + e.id);
-        ++exercises;
+        CAPTURE(l.file + ":" + std::to_string(e.line) + " exercise " + e.id + " (" + lang + ")");
+        exercises += lang == "en";
         CHECK(has_both_languages(e.goal));
         CHECK(!e.hints.empty());
         for (const LocalText& h : e.hints) CHECK(has_both_languages(h));
-        const DemoInputs in = demo_defaults(s);
+        const DemoInputs in = demo_defaults(s, lang);
         const DemoOutputs out = run_demo(s.demo, in);
         const ExerciseStatus before = check_exercise(e, in, out);
         CHECK_MESSAGE(before.error.empty(), before.error);
@@ -249,7 +257,7 @@ TEST_CASE("every exercise starts unsolved and its stored solution solves it") {
           REQUIRE(ex != nullptr);
           while (!ex->done()) ex->advance(50.0);
           after = ex->view();
-          MESSAGE(l.file << " exercise " << e.id << ": the solution's run took " << ex->progress() << " steps");
+          MESSAGE(l.file << " exercise " << e.id << " (" << lang << "): the solution's run took " << ex->progress() << " steps");
         }
         const ExerciseStatus st = check_exercise(e, solved, after);
         CHECK_MESSAGE(st.met, "the stored solution does not meet the goal");
@@ -257,6 +265,7 @@ TEST_CASE("every exercise starts unsolved and its stored solution solves it") {
         CHECK(exercise_met(e, solved, after));
       }
       for (const Quiz& q : s.quizzes) {
+        if (lang != "en") break;
         CAPTURE(l.file + ":" + std::to_string(q.line) + " quiz " + q.id);
         ++quizzes;
         CHECK(has_both_languages(q.question));
@@ -273,7 +282,7 @@ TEST_CASE("every exercise starts unsolved and its stored solution solves it") {
 
 TEST_CASE("a check reports its values, and an unresolved reference is an error, not a pass") {
   const LessonStep& s = find_step("first-look", "three-tokens");
-  DemoInputs in = demo_defaults(s);
+  DemoInputs in = demo_defaults(s, "en");
   const DemoOutputs out = run_demo(s.demo, in);
   Exercise e;
   std::string why;
@@ -326,7 +335,7 @@ TEST_CASE("check and solution syntax errors say what is wrong") {
 // ---------------------------------------------------------------- 4 what each demo shows
 TEST_CASE("qkv_basic: weights are a softmax of q.k and the output is their mix of v") {
   const LessonStep& s = find_step("first-look", "three-tokens");
-  const DemoInputs in = demo_defaults(s);
+  const DemoInputs in = demo_defaults(s, "en");
   const DemoOutputs out = run_demo(s.demo, in);
   const Mat &Q = in.mats.at("q"), &K = in.mats.at("k"), &V = in.mats.at("v");
   const Mat& W = out.mats.at("weights");
@@ -345,7 +354,7 @@ TEST_CASE("qkv_basic: weights are a softmax of q.k and the output is their mix o
 
 TEST_CASE("score_functions: the five scoring functions give five different weight tables") {
   const LessonStep& s = find_step("scoring", "five-scores");
-  DemoInputs in = demo_defaults(s);
+  DemoInputs in = demo_defaults(s, "en");
   const std::vector<std::string> kinds = {"dot", "scaled_dot", "general", "additive", "cosine"};
   std::vector<Mat> weights;
   for (const auto& k : kinds) {
@@ -366,7 +375,7 @@ TEST_CASE("score_functions: the five scoring functions give five different weigh
 
 TEST_CASE("attention_modes: hard rows are one-hot, local rows are zero outside the window") {
   const LessonStep& s = find_step("kinds", "modes");
-  DemoInputs in = demo_defaults(s);
+  DemoInputs in = demo_defaults(s, "en");
   in.settings["mode"] = "hard";
   DemoOutputs out = run_demo(s.demo, in);
   REQUIRE(out.error.empty());
@@ -408,7 +417,7 @@ TEST_CASE("attention_modes: hard rows are one-hot, local rows are zero outside t
 
 TEST_CASE("shuffle: without PE the outputs move with the tokens, with PE they do not") {
   const LessonStep& s = find_step("position", "shuffle");
-  DemoInputs in = demo_defaults(s);
+  DemoInputs in = demo_defaults(s, "en");
   const Eigen::Index n = in.mats.at("x").rows();
   for (const std::string shuffle : {"reverse", "rotate", "swap"}) {
     CAPTURE(shuffle);
@@ -444,7 +453,7 @@ TEST_CASE("shuffle: without PE the outputs move with the tokens, with PE they do
 
 TEST_CASE("dk_scaling: variance grows like d_k, scaling keeps the softmax spread out") {
   const LessonStep& s = find_step("scoring", "dk-slider");
-  DemoInputs in = demo_defaults(s);
+  DemoInputs in = demo_defaults(s, "en");
   in.settings["d_k"] = "512";
   const DemoOutputs out = run_demo(s.demo, in);
   REQUIRE(out.error.empty());
@@ -466,7 +475,7 @@ TEST_CASE("dk_scaling: variance grows like d_k, scaling keeps the softmax spread
 
 TEST_CASE("heads_vs_layers: unit 1 is the same either way, unit 2 and the output differ") {
   const LessonStep& s = find_step("self-attention", "heads-vs-layers");
-  const DemoInputs in = demo_defaults(s);
+  const DemoInputs in = demo_defaults(s, "en");
   const DemoOutputs out = run_demo(s.demo, in);
   REQUIRE(out.error.empty());
   CHECK((out.mats.at("heads_w1") - out.mats.at("layers_w1")).cwiseAbs().maxCoeff() < 1e-6f);
@@ -476,7 +485,7 @@ TEST_CASE("heads_vs_layers: unit 1 is the same either way, unit 2 and the output
 
 TEST_CASE("multihead: one weight table per head, and the shapes follow h") {
   const LessonStep& s = find_step("self-attention", "multihead");
-  DemoInputs in = demo_defaults(s);
+  DemoInputs in = demo_defaults(s, "en");
   for (int h : {1, 2, 4}) {
     CAPTURE(h);
     in.settings["heads"] = std::to_string(h);
@@ -493,7 +502,7 @@ TEST_CASE("multihead: one weight table per head, and the shapes follow h") {
 
 TEST_CASE("matrix_form: the causal mask leaves a lower triangle and changes every row but the last") {
   const LessonStep& s = find_step("transformer-block", "causal");
-  DemoInputs in = demo_defaults(s);
+  DemoInputs in = demo_defaults(s, "en");
   in.settings["causal"] = "off";
   const DemoOutputs open = run_demo(s.demo, in);
   in.settings["causal"] = "on";
@@ -517,7 +526,7 @@ TEST_CASE("matrix_form: the causal mask leaves a lower triangle and changes ever
 
 TEST_CASE("transformer_block: the stages are the core's block, the gain scales the output, the residual keeps x") {
   const LessonStep& s = find_step("transformer-block", "block");
-  DemoInputs in = demo_defaults(s);
+  DemoInputs in = demo_defaults(s, "en");
   CHECK(attn::demo_impl::block_demo_difference(in) < 1e-5f);
   const DemoOutputs out = run_demo(s.demo, in);
   REQUIRE(out.error.empty());
@@ -554,7 +563,7 @@ TEST_CASE("transformer_block: the stages are the core's block, the gain scales t
 
 TEST_CASE("cross_vs_self: the output has one row per query") {
   const LessonStep& s = find_step("kinds", "cross-self");
-  DemoInputs in = demo_defaults(s);
+  DemoInputs in = demo_defaults(s, "en");
   CHECK(run_demo(s.demo, in).mats.at("output").rows() == in.mats.at("x_dec").rows());
   in.settings["kind"] = "self";
   CHECK(run_demo(s.demo, in).mats.at("output").rows() == in.mats.at("x_enc").rows());
@@ -562,7 +571,7 @@ TEST_CASE("cross_vs_self: the output has one row per query") {
 
 TEST_CASE("positional: both layouts hold the same numbers, concat widens, sum does not") {
   const LessonStep& s = find_step("position", "sinusoids");
-  DemoInputs in = demo_defaults(s);
+  DemoInputs in = demo_defaults(s, "en");
   const Eigen::Index d_x = in.mats.at("x").cols();
   DemoOutputs a = run_demo(s.demo, in);
   in.settings["layout"] = "split_halves";
@@ -582,7 +591,7 @@ TEST_CASE("positional: both layouts hold the same numbers, concat widens, sum do
 TEST_CASE("dot_geometry, values_mix, kv_memory, projections, parallelism compute what they say") {
   {  // q . k = |q| x projection, and a perpendicular pair scores 0 at 90 degrees.
     const LessonStep& s = find_step("inside-the-score", "geometry");
-    DemoInputs in = demo_defaults(s);
+    DemoInputs in = demo_defaults(s, "en");
     in.mats["q"] << -0.2f, 1.0f;
     const DemoOutputs out = run_demo(s.demo, in);
     CHECK(out.mats.at("dots")(0, 0) == doctest::Approx(0.0f).epsilon(1e-6));
@@ -593,21 +602,21 @@ TEST_CASE("dot_geometry, values_mix, kv_memory, projections, parallelism compute
   }
   {  // The last row of contributions is their sum, and equals the output.
     const LessonStep& s = find_step("inside-the-score", "values");
-    const DemoOutputs out = run_demo(s.demo, demo_defaults(s));
+    const DemoOutputs out = run_demo(s.demo, demo_defaults(s, "en"));
     const Mat& C = out.mats.at("contributions");
     CHECK((C.topRows(C.rows() - 1).colwise().sum() - C.bottomRows(1)).cwiseAbs().maxCoeff() < 1e-6f);
     CHECK((C.bottomRows(1) - out.mats.at("output")).cwiseAbs().maxCoeff() == 0.0f);
   }
   {  // A hard memory read returns one slot's value; the soft one blends.
     const LessonStep& s = find_step("focus", "soft-vs-hard");
-    DemoInputs in = demo_defaults(s);
+    DemoInputs in = demo_defaults(s, "en");
     in.settings["mode"] = "hard";
     const DemoOutputs out = run_demo(s.demo, in);
     CHECK((out.mats.at("output").row(0) - in.mats.at("v").row(1)).cwiseAbs().maxCoeff() == 0.0f);  // banana
   }
   {  // Raw scores are symmetric; learned ones need not be.
     const LessonStep& s = find_step("inside-the-score", "projections");
-    DemoInputs in = demo_defaults(s);
+    DemoInputs in = demo_defaults(s, "en");
     CHECK(run_demo(s.demo, in).mats.at("asymmetry").cwiseAbs().maxCoeff() == 0.0f);
     in.settings["projection"] = "learned";
     in.mats["w_q"] << 0.0f, 3.0f, -1.0f, 0.0f;
@@ -615,7 +624,7 @@ TEST_CASE("dot_geometry, values_mix, kv_memory, projections, parallelism compute
   }
   {  // One lane: rounds = multiply-adds. Many lanes: the RNN cannot go below n rounds.
     const LessonStep& s = find_step("heads-parallel", "parallel");
-    DemoInputs in = demo_defaults(s);
+    DemoInputs in = demo_defaults(s, "en");
     in.settings["lanes_log2"] = "0";
     DemoOutputs out = run_demo(s.demo, in);
     CHECK(out.mats.at("now")(2, 0) == doctest::Approx(out.mats.at("now")(1, 0)));
@@ -629,21 +638,21 @@ TEST_CASE("dot_geometry, values_mix, kv_memory, projections, parallelism compute
 // ---------------------------------------------------------------- 5 errors, font
 TEST_CASE("bad inputs give an error message instead of numbers") {
   const LessonStep& s = find_step("first-look", "three-tokens");
-  DemoInputs in = demo_defaults(s);
+  DemoInputs in = demo_defaults(s, "en");
   in.mats["q"](0, 0) = std::nanf("");
   CHECK(run_demo(s.demo, in).error == "a value in 'q' is not a finite number");
-  in = demo_defaults(s);
+  in = demo_defaults(s, "en");
   in.settings["score"] = "loud";
   CHECK(run_demo(s.demo, in).error == "'score' must be one of dot, scaled_dot, cosine (not 'loud')");
-  in = demo_defaults(s);
+  in = demo_defaults(s, "en");
   in.mats.erase("v");
   CHECK(run_demo(s.demo, in).error == "missing input 'v'");
-  in = demo_defaults(s);
+  in = demo_defaults(s, "en");
   in.mats["k"] = Mat::Ones(3, 3);
   CHECK(run_demo(s.demo, in).error == "'k' needs 2 columns (as many as 'q': q_i · k_j needs equal sizes), not 3");
   CHECK(run_demo("nope", in).error == "unknown demo 'nope'");
   const LessonStep& d = find_step("scoring", "dk-slider");
-  in = demo_defaults(d);
+  in = demo_defaults(d, "en");
   in.settings["d_k"] = "1000";
   CHECK(run_demo(d.demo, in).error == "'d_k' must be between 1 and 512");
   in.settings["d_k"] = "abc";
@@ -667,8 +676,9 @@ TEST_CASE("every non-ASCII character the demos show also appears in the lesson f
   };
   for (std::size_t i = 0; i < kEmbeddedLessonCount; ++i) chars_of(kEmbeddedLessons[i].data, lesson_chars);
   std::set<std::string> demo_chars;
-  for (const StepRef& s : demo_steps()) {
-    const DemoInputs base = demo_defaults(*s.step);
+  for (const StepRef& s : demo_steps())
+  for (const std::string& lang : step_languages(*s.step)) {
+    const DemoInputs base = demo_defaults(*s.step, lang);
     std::vector<DemoInputs> variants = {base};
     for (const Panel& p : run_demo(s.step->demo, base).panels)
       if (p.kind == Panel::Kind::choice)
@@ -698,7 +708,7 @@ TEST_CASE("every non-ASCII character the demos show also appears in the lesson f
 namespace {
 
 DemoOutputs run_step(const LessonStep& s, const std::function<void(DemoInputs&)>& edit = {}) {
-  DemoInputs in = demo_defaults(s);
+  DemoInputs in = demo_defaults(s, "en");
   if (edit) edit(in);
   DemoOutputs out = run_demo(s.demo, in);
   REQUIRE_MESSAGE(out.error.empty(), out.error);
@@ -717,7 +727,7 @@ TEST_CASE("focus and inside-the-score: the shares, scores and flips their quizze
   {  // focus/reading, focus-share: "1998" 0.53, "years" 0.16, the other six 0.09 or less
     const LessonStep& s = find_step("focus", "reading");
     const Mat w = run_step(s).mats.at("weights");
-    const auto tok = demo_defaults(s).tokens;
+    const auto tok = demo_defaults(s, "en").tokens;
     CHECK(w(0, col_of(tok, "1998")) == doctest::Approx(0.527).epsilon(0.01));
     CHECK(w(0, col_of(tok, "years")) == doctest::Approx(0.159).epsilon(0.01));
     for (const char* other : {"The", "bridge", "opened", "in", "after", "six"}) CHECK(w(0, col_of(tok, other)) <= 0.09f);
@@ -731,7 +741,7 @@ TEST_CASE("focus and inside-the-score: the shares, scores and flips their quizze
       });
       return out.mats.at("output");
     };
-    const Mat apple = demo_defaults(s).mats.at("v").row(0), banana = demo_defaults(s).mats.at("v").row(1);
+    const Mat apple = demo_defaults(s, "en").mats.at("v").row(0), banana = demo_defaults(s, "en").mats.at("v").row(1);
     CHECK(read(1.5f, 0.0f) == banana);
     CHECK(read(3.0f, 0.0f) == banana);
     CHECK(read(0.75f, 0.0f) == banana);
@@ -854,7 +864,7 @@ TEST_CASE("self-attention, position and the Transformer block: shapes, turns and
   {  // transformer-block/layernorm, pre-norm-mean: row means of y 0.37, 0.25, 0.61, 0.26; of x 0.25, 0.25, 0.5, 0.25
     const LessonStep& s = find_step("transformer-block", "layernorm");
     const Mat y = run_step(s, [](DemoInputs& in) { in.settings["placement"] = "pre"; }).mats.at("output");
-    const Mat x = demo_defaults(s).mats.at("x");
+    const Mat x = demo_defaults(s, "en").mats.at("x");
     const float quoted[] = {0.37f, 0.25f, 0.61f, 0.26f}, of_x[] = {0.25f, 0.25f, 0.5f, 0.25f};
     for (Eigen::Index i = 0; i < 4; ++i) {
       CHECK(y.row(i).mean() == doctest::Approx(quoted[i]).epsilon(0.03));
@@ -889,7 +899,7 @@ TEST_CASE("uses: the rows and shares its quizzes and exercises quote") {
   }
   {  // when-it-fits, price-and-delivery: q = [2.5, 2.5, 0] gives "cheap" and "late" about 0.33 each
     const LessonStep& s = find_step("uses", "when-it-fits");
-    const auto tok = demo_defaults(s).tokens;
+    const auto tok = demo_defaults(s, "en").tokens;
     const Mat w = run_step(s, [](DemoInputs& in) { in.mats["q"] = (Mat(1, 3) << 2.5f, 2.5f, 0.0f).finished(); }).mats.at("weights");
     CHECK(w(0, col_of(tok, "cheap")) == doctest::Approx(0.33).epsilon(0.02));
     CHECK(w(0, col_of(tok, "late")) == doctest::Approx(0.33).epsilon(0.02));
@@ -1070,7 +1080,7 @@ TEST_CASE("first look, focus and inside the score: the scores and shares their h
   }
   {  // focus/reading, ask-what: q = [0, 3] scores bridge 3.0 and opened 1.5; bridge gets 0.60
     const LessonStep& s = find_step("focus", "reading");
-    const auto tok = demo_defaults(s).tokens;
+    const auto tok = demo_defaults(s, "en").tokens;
     const DemoOutputs out = run_step(s, [](DemoInputs& in) { in.mats["q"] = (Mat(1, 2) << 0.0f, 3.0f).finished(); });
     CHECK(out.mats.at("scores")(0, col_of(tok, "bridge")) == doctest::Approx(3.0f));
     CHECK(out.mats.at("scores")(0, col_of(tok, "opened")) == doctest::Approx(1.5f));
@@ -1100,7 +1110,7 @@ TEST_CASE("first look, focus and inside the score: the scores and shares their h
       in.settings["mode"] = "hard";
       in.mats["q"] = (Mat(1, 2) << 1.5f, 2.0f).finished();
     });
-    const Mat lemon = demo_defaults(s).mats.at("v").row(2);
+    const Mat lemon = demo_defaults(s, "en").mats.at("v").row(2);
     CHECK(out.mats.at("output") == lemon);
     CHECK(out.mats.at("scores")(0, 0) == doctest::Approx(2.3f));
     CHECK(out.mats.at("scores")(0, 1) == doctest::Approx(1.8f));
@@ -1180,7 +1190,7 @@ TEST_CASE("scoring, kinds, self-attention and position: the figures their hints 
   }
   {  // self-attention/multihead: 64 numbers in W_Q, W_K, W_V and W_O whatever h is; sat-to-cat's head-2 query [4, 4]
     const LessonStep& s = find_step("self-attention", "multihead");
-    const DemoInputs in = demo_defaults(s);
+    const DemoInputs in = demo_defaults(s, "en");
     CHECK(in.mats.at("w_q").size() + in.mats.at("w_k").size() + in.mats.at("w_v").size() + in.mats.at("w_o").size() == 64);
     for (const char* h : {"1", "2", "4"}) run_step(s, [&](DemoInputs& x) { x.settings["heads"] = h; });
     const Mat Q = run_step(s, [](DemoInputs& x) {
@@ -1315,13 +1325,13 @@ TEST_CASE("heads, the Transformer block, uses and the recap: the figures their h
   }
   {  // uses/when-it-fits: "cheap" and "price" take 0.73 of the price question's weight
     const LessonStep& s = find_step("uses", "when-it-fits");
-    const auto tok = demo_defaults(s).tokens;
+    const auto tok = demo_defaults(s, "en").tokens;
     const Mat w = run_step(s).mats.at("weights");
     CHECK(std::abs(w(0, col_of(tok, "cheap")) + w(0, col_of(tok, "price")) - 0.73f) < 0.005f);
   }
   {  // uses/classification, great-share: 0.75, 0.12, 0.055 and about 0.04 each; tone 0.79 and name 0.07
     const LessonStep& s = find_step("uses", "classification");
-    const auto tok = demo_defaults(s).tokens;
+    const auto tok = demo_defaults(s, "en").tokens;
     const DemoOutputs out = run_step(s);
     const Mat& w = out.mats.at("weights");
     CHECK(std::abs(w(0, col_of(tok, "great")) - 0.75f) < 0.005f);
@@ -1370,9 +1380,9 @@ TEST_CASE("flash-tiles: the running maxima, factors and differences it quotes, t
   {  // one-tile: 8 keys in tiles of 4 (tile 3 only comes in the rescale step, so its factor is not on show
      // before third-tile); how-far: below 1e-7 from the full softmax for every tile size from 1 to 8
     const LessonStep& s = find_step("flash-tiles", "one-tile");
-    CHECK(demo_defaults(s).mats.at("k").rows() == 8);
-    CHECK(demo_defaults(find_step("flash-tiles", "bigger")).mats.at("k").rows() == 8);
-    CHECK(demo_defaults(s).settings.at("tile") == "4");
+    CHECK(demo_defaults(s, "en").mats.at("k").rows() == 8);
+    CHECK(demo_defaults(find_step("flash-tiles", "bigger"), "en").mats.at("k").rows() == 8);
+    CHECK(demo_defaults(s, "en").settings.at("tile") == "4");
     for (int tile = 1; tile <= 8; ++tile) {
       CAPTURE(tile);
       const DemoOutputs out = run_step(s, [&](DemoInputs& in) {
@@ -1384,7 +1394,7 @@ TEST_CASE("flash-tiles: the running maxima, factors and differences it quotes, t
     }
   }
   {  // one-tile and bigger: tile 1 leaves m = 0.71 (k1); k5 scores 2.12; bigger-score: the factor exp(0.71 - 2.12) = 0.24
-    CHECK(demo_defaults(find_step("flash-tiles", "one-tile")).mats.at("k") == demo_defaults(find_step("flash-tiles", "bigger")).mats.at("k"));
+    CHECK(demo_defaults(find_step("flash-tiles", "one-tile"), "en").mats.at("k") == demo_defaults(find_step("flash-tiles", "bigger"), "en").mats.at("k"));
     const LessonStep& s = find_step("flash-tiles", "bigger");
     const Mat sc = run_step(s).mats.at("scores");
     CHECK(demo_impl::row_argmax(sc.leftCols(4), 0) == 0);  // k1
@@ -1424,7 +1434,7 @@ TEST_CASE("flash-tiles: the running maxima, factors and differences it quotes, t
     const DemoOutputs solved = run_step(s, [](DemoInputs& in) { in.mats["k"].row(10) << 5.0f, 3.0f; });
     CHECK(std::abs(solved.mats.at("scores")(0, 10) - 4.60f) < 0.005f);
     CHECK(std::abs(solved.mats.at("running")(2, 2) - 0.084f) < 0.0005f);
-    CHECK(demo_defaults(s).mats.at("q") == (Mat(1, 2) << 1.0f, 0.5f).finished());  // the hints' q = [1, 0.5]
+    CHECK(demo_defaults(s, "en").mats.at("q") == (Mat(1, 2) << 1.0f, 0.5f).finished());  // the hints' q = [1, 0.5]
     for (int tile = 1; tile <= 8; ++tile) {
       const DemoOutputs t = run_step(s, [&](DemoInputs& in) { in.settings["tile"] = std::to_string(tile); });
       CHECK(t.mats.at("running").rows() == (12 + tile - 1) / tile);  // the table changes with the tile size ...

@@ -29,21 +29,59 @@ Lesson tiny_lesson() {
 TEST_CASE("edits are stored as differences and re-applied over the lesson's values") {
   const Lesson l = tiny_lesson();
   const LessonStep& s = l.steps[1];
-  DemoInputs in = demo_defaults(s);
-  CHECK(edits_from_inputs(demo_defaults(s), in).empty());
+  DemoInputs in = demo_defaults(s, "en");
+  CHECK(edits_from_inputs(demo_defaults(s, "en"), in).empty());
   in.mats["q"](0, 1) = 2.5f;
   in.settings["score"] = "scaled_dot";
-  const StepEdits e = edits_from_inputs(demo_defaults(s), in);
+  const StepEdits e = edits_from_inputs(demo_defaults(s, "en"), in);
   CHECK(e.mats.size() == 1);
   CHECK(e.mats.count("q") == 1);
   CHECK(e.settings.at("score") == "scaled_dot");
-  const DemoInputs back = inputs_with_edits(demo_defaults(s), &e);
+  const DemoInputs back = inputs_with_edits(demo_defaults(s, "en"), &e);
   CHECK(back.mats.at("q")(0, 1) == 2.5f);
-  CHECK(back.mats.at("k") == demo_defaults(s).mats.at("k"));
+  CHECK(back.mats.at("k") == demo_defaults(s, "en").mats.at("k"));
   // An edit whose shape no longer fits the lesson is ignored, not applied.
   StepEdits stale;
   stale.mats["q"] = Mat::Zero(3, 3);
-  CHECK(inputs_with_edits(demo_defaults(s), &stale).mats.at("q") == demo_defaults(s).mats.at("q"));
+  CHECK(inputs_with_edits(demo_defaults(s, "en"), &stale).mats.at("q") == demo_defaults(s, "en").mats.at("q"));
+}
+
+// A step whose Chinese reader starts from the cosine score (score.zh), and one
+// the same in both languages.
+TEST_CASE("switching language enters again the steps whose values differ by language, with the learner's edits") {
+  std::vector<Lesson> lessons(1);
+  std::vector<LessonError> errors;
+  REQUIRE(parse_lesson("t.lesson",
+                       "lesson: both\ntitle: Both\n"
+                       "step: one\ntitle: One\ndemo: qkv_basic\ntokens: a | b\nq: [[1, 0], [0, 1]]\n"
+                       "k: [[1, 0], [0, 1]]\nv: [[1, 2], [3, 4]]\nscore: dot\nscore.zh: cosine\ntext:\n  x\n"
+                       "step: two\ntitle: Two\ndemo: qkv_basic\ntokens: a | b\nq: [[1, 0], [0, 1]]\n"
+                       "k: [[1, 0], [0, 1]]\nv: [[1, 2], [3, 4]]\ntext:\n  y\n",
+                       lessons[0], errors));
+  const LessonStep& one = lessons[0].steps[0];
+  LabState st;
+  const std::vector<std::string> one_only = {"both/one"};
+  CHECK(steps_changed_by_language(lessons, st, "en", "zh", lab_demos()) == one_only);
+  CHECK(steps_changed_by_language(lessons, st, "zh", "en", lab_demos()) == one_only);
+  CHECK(steps_changed_by_language(lessons, st, "zh", "zh", lab_demos()).empty());
+  // An edit made in English: kept as what differed from the English values, and
+  // applied over the Chinese ones when the learner switches.
+  DemoInputs in = demo_defaults(one, "en");
+  in.mats["q"](0, 1) = 2.0f;
+  st.edits["both/one"] = edits_from_inputs(demo_defaults(one, "en"), in);
+  const DemoInputs zh = inputs_with_edits(demo_defaults(one, "zh"), &st.edits["both/one"]);
+  CHECK(zh.settings.at("score") == "cosine");
+  CHECK(zh.mats.at("q")(0, 1) == 2.0f);
+  CHECK(steps_changed_by_language(lessons, st, "en", "zh", lab_demos()) == one_only);
+  // The learner chose the cosine score in English: the same values in both
+  // languages, so nothing needs to start again.
+  in.settings["score"] = "cosine";
+  st.edits["both/one"] = edits_from_inputs(demo_defaults(one, "en"), in);
+  CHECK(steps_changed_by_language(lessons, st, "en", "zh", lab_demos()).empty());
+  // Remembered again in Chinese, the edits are what differs from the Chinese values.
+  const StepEdits in_zh = edits_from_inputs(demo_defaults(one, "zh"), inputs_with_edits(demo_defaults(one, "zh"), &st.edits["both/one"]));
+  CHECK(!in_zh.settings.count("score"));
+  CHECK(in_zh.mats.count("q"));
 }
 
 TEST_CASE("saved state round-trips through JSON text") {
@@ -395,14 +433,14 @@ TEST_CASE("a state that loads saves and loads again to the same thing, numbers b
 TEST_CASE("a link's matrix that does not fit the step is named as ignored, whatever its values") {
   const Lesson l = tiny_lesson();
   const LessonStep& s = l.steps[1];
-  const Mat q = demo_defaults(s).mats.at("q");  // 2 x 2
+  const Mat q = demo_defaults(s, "en").mats.at("q");  // 2 x 2
   StepEdits e;
   e.mats["q"] = Mat::Constant(1, 1, q(0, 0));  // equal to element (0, 0) only
   e.mats["k"] = Mat::Zero(16, 16);              // larger than the step's
   e.mats["v"] = (Mat(2, 2) << 5, 6, 7, 8).finished();
   e.mats["gone"] = Mat::Zero(2, 2);
   std::vector<std::string> ignored;
-  const DemoInputs in = inputs_with_edits(demo_defaults(s), &e, &ignored);
+  const DemoInputs in = inputs_with_edits(demo_defaults(s, "en"), &e, &ignored);
   CHECK(ignored == std::vector<std::string>{"gone", "k", "q"});
   CHECK(in.mats.at("q") == q);
   CHECK(in.mats.at("v")(1, 1) == 8.0f);
@@ -410,7 +448,7 @@ TEST_CASE("a link's matrix that does not fit the step is named as ignored, whate
   ignored.clear();
   StepEdits fits;
   fits.mats["q"] = Mat::Zero(2, 2);
-  inputs_with_edits(demo_defaults(s), &fits, &ignored);
+  inputs_with_edits(demo_defaults(s, "en"), &fits, &ignored);
   CHECK(ignored.empty());
 }
 

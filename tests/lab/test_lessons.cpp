@@ -43,6 +43,13 @@ std::string first_error(const std::string& text) {
   return errors.empty() ? "" : errors[0].to_string();
 }
 
+// `text` with its first `from` replaced by `to` (which must be there).
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
 const char* kGood =
     "lesson: tiny\n"
     "title: Tiny\n"
@@ -76,11 +83,15 @@ TEST_CASE("every embedded lesson loads and validates") {
       CAPTURE(s.id);
       CHECK(!s.text.get("en").empty());
       if (s.demo.empty()) continue;
-      // Every demo step computes from its starting values without error.
-      const DemoOutputs out = run_demo(s.demo, demo_defaults(s));
-      CHECK_MESSAGE(out.error.empty(), out.error);
-      // (no structured binding: clang 14 cannot capture one in doctest's lambda)
-      for (const auto& entry : out.mats) CHECK_MESSAGE(entry.second.allFinite(), entry.first << " is not finite");
+      // Every demo step computes from its starting values without error, in each
+      // language that has values of its own.
+      for (const std::string& lang : step_languages(s)) {
+        CAPTURE(lang);
+        const DemoOutputs out = run_demo(s.demo, demo_defaults(s, lang));
+        CHECK_MESSAGE(out.error.empty(), out.error);
+        // (no structured binding: clang 14 cannot capture one in doctest's lambda)
+        for (const auto& entry : out.mats) CHECK_MESSAGE(entry.second.allFinite(), entry.first << " is not finite");
+      }
     }
   }
 }
@@ -108,7 +119,7 @@ TEST_CASE("every text of every embedded lesson is in English and Chinese") {
       const std::string at = "lessons/" + l.file + ": step '" + s.id + "' ";
       need(s.title, at + "title");
       need(s.text, at + "text");
-      const std::vector<std::string> tokens = demo_defaults(s).tokens;
+      const std::vector<std::string> tokens = demo_defaults(s, "en").tokens;
       for (const Quiz& q : s.quizzes) {
         need(q.question, at + "quiz '" + q.id + "' question");
         for (size_t i = 0; i < q.options.size(); ++i) {
@@ -430,18 +441,13 @@ TEST_CASE("a well-formed lesson parses into steps, params and paragraphs") {
   REQUIRE(s.params.at("v").kind == LessonValue::Kind::matrix);
   CHECK(s.params.at("v").matrix(1, 0) == 3.0f);
   CHECK(s.params.at("q").line == 9);
-  const DemoInputs in = demo_defaults(s);
+  const DemoInputs in = demo_defaults(s, "en");
   REQUIRE(in.tokens.size() == 2);
   CHECK(in.tokens[1] == "b");
 }
 
 TEST_CASE("malformed lessons are reported with file and line") {
-  auto with = [](std::string from, const std::string& to) {
-    std::string t = kGood;
-    const size_t at = t.find(from);
-    REQUIRE(at != std::string::npos);
-    return t.replace(at, from.size(), to);
-  };
+  auto with = [](const std::string& from, const std::string& to) { return replaced(kGood, from, to); };
   CHECK(first_error(with("q: [[1, 0], [0, 1]]", "q: [[1, 0], [0]]")) ==
         "lessons/t.lesson:9: 'q': rows have different lengths");
   CHECK(first_error(with("q: [[1, 0], [0, 1]]", "q: [[1, 0], [0, nan]]")) ==
@@ -557,7 +563,7 @@ TEST_CASE("exercises and quizzes parse into their step") {
   CHECK(q.answer == 1);
   CHECK(q.hides == std::vector<std::string>{"weights", "output"});
   // Starting values: not met; the stored solution meets it.
-  DemoInputs in = demo_defaults(s);
+  DemoInputs in = demo_defaults(s, "en");
   DemoOutputs out = run_demo(s.demo, in);
   CHECK(!exercise_met(e, in, out));
   std::string why;
@@ -567,12 +573,7 @@ TEST_CASE("exercises and quizzes parse into their step") {
 }
 
 TEST_CASE("mistakes in exercises and quizzes are reported with file and line") {
-  auto with = [](std::string from, const std::string& to) {
-    std::string t = kWithExercise;
-    const size_t at = t.find(from);
-    REQUIRE(at != std::string::npos);
-    return t.replace(at, from.size(), to);
-  };
+  auto with = [](const std::string& from, const std::string& to) { return replaced(kWithExercise, from, to); };
   CHECK(first_error(with("exercise: e\n", "")) ==
         "lessons/t.lesson:12: 'goal' belongs to an exercise: write 'exercise: <id>' first");
   CHECK(first_error(with("hint: Turn q_a.\n", "")) == "lessons/t.lesson:16: 'hint.zh' must follow its English 'hint:'");
@@ -614,6 +615,120 @@ TEST_CASE("mistakes in exercises and quizzes are reported with file and line") {
         "lessons/t.lesson:19: solution: 'q[a] = 3': a row takes a list like [0.5, 1]");
   CHECK(first_error(with("demo: qkv_basic\ntokens: a | b\nq: [[1, 0], [0, 1]]\nk: [[1, 0], [0, 1]]\nv: [[1, 2], [3, 4]]\n", "")) ==
         "lessons/t.lesson:7: an exercise needs a step with a demo");
+}
+
+// ---------------------------------------------------------------- values by language
+namespace {
+
+// A step whose Chinese reader starts from another q and another score, and whose
+// exercise is checked and solved on that reader's own values.
+const char* kByLanguage =
+    "lesson: both\n"
+    "title: Both\n"
+    "step: one\n"
+    "title: One\n"
+    "demo: qkv_basic\n"
+    "tokens: a | b\n"
+    "q: [[1, 0], [0, 1]]\n"
+    "q.zh: [[0, 1], [1, 0]]\n"
+    "k: [[1, 0], [0, 1]]\n"
+    "v: [[1, 2], [3, 4]]\n"
+    "score.zh: cosine\n"
+    "text:\n"
+    "  Words.\n"
+    "exercise: e\n"
+    "goal: Make a look at b.\n"
+    "goal.zh: 让 a 看自己。\n"
+    "check: weights[a, b] > 0.6\n"
+    "check.zh: weights[a, a] > 0.6\n"
+    "hint: Turn q_a.\n"
+    "solution: q[a] = [0, 3]\n"
+    "solution.zh: q[a] = [3, 0]\n";
+
+}  // namespace
+
+TEST_CASE("a parameter, a check and a solution may be given per language, the plain one for every other language") {
+  Lesson l;
+  std::vector<LessonError> errors;
+  REQUIRE(parse_lesson("both.lesson", kByLanguage, l, errors));
+  REQUIRE(validate_lesson(l, lab_demos(), errors));
+  const LessonStep& s = l.steps.at(0);
+  CHECK(step_languages(s) == std::vector<std::string>{"en", "zh"});
+  CHECK(!s.params.count("score"));
+  CHECK(s.local_params.at("zh").at("q").line == 8);
+  CHECK(params_for(s, "zh").at("q").matrix(0, 1) == 1.0f);
+  CHECK(params_for(s, "en").at("q").matrix(0, 1) == 0.0f);
+  CHECK(params_for(s, "fr").at("q").matrix(0, 1) == 0.0f);  // a language without its own: the plain values
+  // The demos are asked in the reader's language: the starting values differ.
+  const DemoInputs en = demo_defaults(s, "en"), zh = demo_defaults(s, "zh");
+  CHECK(en.settings.at("score") == "dot");
+  CHECK(zh.settings.at("score") == "cosine");
+  CHECK(zh.mats.at("q")(0, 1) == 1.0f);
+  CHECK(zh.mats.at("k") == en.mats.at("k"));
+  // Each reader's exercise: its own check, solved by its own solution, on its own values.
+  const Exercise& e = s.exercises.at(0);
+  CHECK(exercise_for(e, "en").check_text == "weights[a, b] > 0.6");
+  CHECK(exercise_for(e, "zh").check_text == "weights[a, a] > 0.6");
+  CHECK(exercise_for(e, "zh").solution_text == "q[a] = [3, 0]");
+  CHECK(exercise_for(e, "zh").local.empty());
+  for (const char* lang : {"en", "zh"}) {
+    CAPTURE(lang);
+    const LessonStep local = step_in_language(s, lang);
+    CHECK(local.local_params.empty());
+    const Exercise& ex = local.exercises.at(0);
+    DemoInputs in = demo_defaults(s, lang);
+    const DemoOutputs out = run_demo(s.demo, in);
+    CHECK(!exercise_met(ex, in, out));
+    std::string why;
+    REQUIRE_MESSAGE(apply_solution(ex, out, in, &why), why);
+    CHECK(exercise_met(ex, in, run_demo(s.demo, in)));
+  }
+  // The English solution does not solve the Chinese reader's exercise.
+  DemoInputs in = zh;
+  const DemoOutputs out = run_demo(s.demo, in);
+  REQUIRE(apply_solution(exercise_for(e, "en"), out, in));
+  CHECK(!exercise_met(exercise_for(e, "zh"), in, run_demo(s.demo, in)));
+  // Only the languages with values of their own are checked twice.
+  REQUIRE(parse_lesson("tiny.lesson", kGood, l, errors));
+  CHECK(step_languages(l.steps.at(0)) == std::vector<std::string>{"en"});
+}
+
+TEST_CASE("a language's parameters, checks and solutions are checked against the demo, with their line") {
+  auto with = [](const std::string& from, const std::string& to) { return replaced(kByLanguage, from, to); };
+  CHECK(first_error(kByLanguage).empty());
+  // Malformed, or not what the demo takes.
+  CHECK(first_error(with("q.zh: [[0, 1], [1, 0]]", "q.zh: [[0, 1], [1]]")) ==
+        "lessons/t.lesson:8: 'q.zh': rows have different lengths");
+  CHECK(first_error(with("q.zh: [[0, 1], [1, 0]]", "q.zh: [[0, 1]]")) ==
+        "lessons/t.lesson:8: 'q' needs one row per token (2) (zh)");
+  CHECK(first_error(with("score.zh: cosine", "colour.zh: red")) ==
+        "lessons/t.lesson:11: unknown parameter 'colour' for this demo (zh)");
+  CHECK(first_error(with("score.zh: cosine", "score.zh: loud")).find("lessons/t.lesson:11: 'score' must be one of") == 0);
+  CHECK(first_error(with("score.zh: cosine", "score.zh: cosine\nscore.zh: dot")) ==
+        "lessons/t.lesson:12: 'score.zh' given twice in this step");
+  CHECK(first_error(with("score.zh: cosine", "score.en: cosine")) ==
+        "lessons/t.lesson:11: 'score.en': write 'score:', the value for every language without its own");
+  CHECK(first_error(with("score.zh: cosine", "score.fr: cosine")) == "lessons/t.lesson:11: unknown language 'fr' (use en or zh)");
+  CHECK(first_error(with("demo: qkv_basic", "demo.zh: qkv_basic")) ==
+        "lessons/t.lesson:5: 'demo' cannot have a language: only texts, demo parameters, check and solution can");
+  // A check or solution in one language that names nothing the demo computes.
+  CHECK(first_error(with("check.zh: weights[a, a] > 0.6", "check.zh: nothing[0, 0] > 0.6")) ==
+        "lessons/t.lesson:14: exercise 'e' check (zh): no matrix 'nothing' in this demo");
+  CHECK(first_error(with("check.zh: weights[a, a] > 0.6", "check.zh: 1 < 2")) ==
+        "lessons/t.lesson:18: check.zh: '1 < 2' compares two numbers: one side must be a matrix cell");
+  CHECK(first_error(with("check.zh: weights[a, a] > 0.6", "check.zh: weights[a, a] > 0.6\ncheck.zh: weights[a, b] > 0")) ==
+        "lessons/t.lesson:19: 'check.zh' given twice for this exercise");
+  CHECK(first_error(with("solution.zh: q[a] = [3, 0]", "solution.zh: z[a] = [3, 0]")) ==
+        "lessons/t.lesson:14: exercise 'e' solution (zh): 'z[a] = [3, 0]': no editable matrix 'z'");
+  CHECK(first_error(with("solution.zh: q[a] = [3, 0]", "solution.zh: score = loud")).find(
+            "lessons/t.lesson:14: exercise 'e' solution makes the demo fail (zh): 'score' must be one of") == 0);
+  // A problem of the plain values is said once, not again for each language.
+  Lesson l;
+  std::vector<LessonError> errors;
+  REQUIRE(parse_lesson("t.lesson", with("k: [[1, 0], [0, 1]]", "k: [[1, 0]]"), l, errors));
+  CHECK(!validate_lesson(l, lab_demos(), errors));
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].to_string() == "lessons/t.lesson:9: 'k' needs one row per token (2)");
 }
 
 // ---------------------------------------------------------------- the README
@@ -739,7 +854,7 @@ TEST_CASE("checks and solutions name labels that hold <, >, commas or brackets b
   CHECK(e.check[0].lhs.col == "\"a, b [x]\"");
   CHECK(e.check[0].op == CompareOp::greater);
   REQUIRE(e.solution.size() == 2);
-  DemoInputs in = demo_defaults(l.steps[0]);
+  DemoInputs in = demo_defaults(l.steps[0], "en");
   const DemoOutputs out = run_demo(l.steps[0].demo, in);
   CHECK(!exercise_met(e, in, out));
   std::string why;
@@ -1780,13 +1895,16 @@ TEST_CASE("every lesson ends with its sources: authors, year and title") {
 // The canvas draws with a Latin font subset (src/app/CMakeLists.txt and
 // src/platform/platform_sdl.cpp keep U+0020-007E, U+00A0-00FF, Greek, U+2010-2027,
 // arrows and maths symbols) and a CJK subset built from the lesson files: any other
-// character (a "č" in an author's name, say) would be drawn as a box.
+// character (a "č" in an author's name, say) would be drawn as a box. The box
+// itself, □ (U+25A1), is one the CJK subset holds: the language model draws the
+// unknown token with it, and its lesson names it.
 TEST_CASE("every character of every lesson is in the canvas's fonts") {
   const LessonSet set = load_embedded_lessons();
   auto drawable = [](char32_t c) {
     const bool latin = (c >= 0x20 && c <= 0x7E) || (c >= 0xA0 && c <= 0xFF) || (c >= 0x370 && c <= 0x3FF) ||
                        (c >= 0x2010 && c <= 0x2027) || (c >= 0x2190 && c <= 0x22FF) || c == '\n';
-    const bool cjk = (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFF00 && c <= 0xFFEF);
+    const bool cjk = (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFF00 && c <= 0xFFEF) ||
+                     c == 0x25A1;
     return latin || cjk;
   };
   auto check = [&](const std::string& where, const std::string& text) {
