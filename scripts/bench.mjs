@@ -461,10 +461,12 @@ async function inPageTraining(site) {
 const LM_STEPS = QUICK ? 10 : 100;        // timed steps per round (natively, under node)
 const LM_TFJS_STEPS = QUICK ? 3 : 20;     // timed steps per round in TF.js
 const LM_PAGE_STEPS = QUICK ? 20 : 200;   // steps trained in the page
+const LM_POOL_STEPS = QUICK ? 100 : 1000; // steps in node's worker threads (the lesson's whole run)
 function languageModel(tf, ceilingGflops, rounds) {
   return languageModelBench({
     runOurBench, builds: { native: BUILDS[0], 'wasm-simd': BUILDS[1] }, tf, data: DATA, rounds, steps: LM_STEPS,
-    tfjsSteps: LM_TFJS_STEPS, pageSteps: LM_PAGE_STEPS, site: resolve(opt('--site', join(BUILD, 'web', 'site'))), browser: !flag('--no-browser'),
+    tfjsSteps: LM_TFJS_STEPS, pageSteps: LM_PAGE_STEPS, poolSteps: LM_POOL_STEPS,
+    trainerNode: [join(BUILD, 'web-test', 'tests', 'trainer_node.js')].find((f) => existsSync(f)), site: resolve(opt('--site', join(BUILD, 'web', 'site'))), browser: !flag('--no-browser'),
     log, median, ceilingGflops,
   });
 }
