@@ -329,12 +329,13 @@ double CharLm::example_loss(const Set& set, int i) const {
 }
 
 // ---------------------------------------------------------------- 4 evaluation and inspection
-Mat CharLm::logits(const std::vector<int>& tokens, const CharLmEdits* edits) const {
+Mat CharLm::logits(const std::vector<int>& tokens, const CharLmEdits* edits, long long* work) const {
   if (tokens.empty()) return Mat();
   CharLmWorkspace ws;
   ws.inputs.assign(tokens.end() - readable(int(tokens.size())), tokens.end());
   ws.rows.add(int(ws.inputs.size()));
   forward(ws, edits);
+  if (work) *work = ws.multiply_adds;
   return ws.logits;
 }
 

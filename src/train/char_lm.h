@@ -134,7 +134,9 @@ class CharLm : public Model<data::TextWindow> {
   // learned model reads at most `context` tokens (longer inputs keep their
   // last `context`); the other position kinds read them all, at positions 0
   // to n-1.
-  Mat logits(const std::vector<int>& tokens, const CharLmEdits* edits = nullptr) const;
+  // *multiply_adds (may be null) gets the pass's (multiply_adds() below).
+  Mat logits(const std::vector<int>& tokens, const CharLmEdits* edits = nullptr,
+             long long* multiply_adds = nullptr) const;
   // How many of n tokens logits() and attention() read.
   int readable(int n) const;
   // Mean cross-entropy per predicted character (nats) and argmax accuracy over
