@@ -18,7 +18,7 @@ void CharLmCache::reset() {
   rings_.assign(model_.blocks_.size(), KvRing());
   for (KvRing& r : rings_) r.reset(o.window, o.sinks, model_.kv_heads() * model_.d_head());
   text_.clear();
-  rows_ = pairs_ = multiply_adds_ = 0;
+  rows_ = multiply_adds_ = 0;
 }
 
 CacheSize CharLmCache::size() const {
@@ -71,11 +71,12 @@ void CharLmCache::step(int token) {
   }
   // 3. the blocks, then the unembedding: every layer's key and value of this row
   //    are appended to its ring.
+  long long pairs = 0;
   for (size_t l = 0; l < m.blocks_.size(); ++l) {
     const CharLm::Block& b = m.blocks_[l];
     layer_norm_forward(b.ln1, x_, ln_);
     const AttentionEdits* e = edits_ && l < edits_->size() ? &(*edits_)[l] : nullptr;
-    causal_attention_step(b.attention, ln_.out, o, rings_[l], attended_, scratch_, e, &pairs_);
+    causal_attention_step(b.attention, ln_.out, o, rings_[l], attended_, scratch_, e, &pairs);
     mid_ = x_ + attended_;  // X + MHA(LN1(X))
     layer_norm_forward(b.ln2, mid_, ln_);
     feed_forward_forward_rows(b.ffn, ln_.out, ffn_);
@@ -84,6 +85,36 @@ void CharLmCache::step(int token) {
   layer_norm_forward(m.final_norm_, x_, ln_);
   dense_forward_rows(m.unembed_, ln_.out, logits_);
   ++rows_;
+  multiply_adds_ += m.multiply_adds(1, pairs);
+}
+
+void CharLmCache::reread(const std::vector<int>& tokens) {
+  // The batched pass over the tokens (CharLm::logits's), whose keys and values
+  // of every layer then fill the rings in position order (a window's ring keeps
+  // the last rows written).
+  const CharLm& m = model_;
+  ws_.inputs = tokens;
+  ws_.rows.clear();
+  ws_.rows.add(int(tokens.size()));
+  m.forward(ws_, edits_);
+  for (size_t l = 0; l < rings_.size(); ++l) {
+    KvRing& r = rings_[l];
+    r.reset(r.window, r.sinks, r.width);
+    const CausalAttentionTrace& tr = ws_.blocks[l].attention;
+    for (int p = 0; p < int(tokens.size()); ++p) {
+      const size_t at = size_t(r.slot(p)) * size_t(r.width);
+      if (at + size_t(r.width) > r.K.size()) {
+        r.K.resize(at + size_t(r.width));
+        r.V.resize(at + size_t(r.width));
+      }
+      std::copy_n(&tr.K(p, 0), r.width, r.K.data() + at);
+      std::copy_n(&tr.V(p, 0), r.width, r.V.data() + at);
+    }
+    r.length = int(tokens.size());
+  }
+  logits_ = ws_.logits.bottomRows(1);
+  rows_ += (long long)tokens.size();
+  multiply_adds_ += ws_.multiply_adds;
 }
 
 const float* CharLmCache::push(int token) {
@@ -91,14 +122,11 @@ const float* CharLmCache::push(int token) {
   const int n = model_.desc_.context;
   if (model_.desc_.options.position == PositionKind::learned && int(text_.size()) > n) {
     // No position row past the context: re-read the last `context` tokens at
-    // positions 0 .. context-1, the cache refilled with them.
-    const std::vector<int> last(text_.end() - n, text_.end());
-    for (KvRing& r : rings_) r.reset(r.window, r.sinks, r.width);
-    for (int t : last) step(t);
+    // positions 0 .. context-1 in one batched pass, the cache refilled with them.
+    reread(std::vector<int>(text_.end() - n, text_.end()));
   } else {
     step(token);
   }
-  multiply_adds_ = model_.multiply_adds(rows_, pairs_);
   return logits_.data();
 }
 

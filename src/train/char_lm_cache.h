@@ -13,8 +13,8 @@
 //     row of CharLm::logits of the whole text, which reads all of it.
 //   - A learned model has no position row past the context. It re-reads the
 //     last `context` tokens at positions 0 .. context-1, as sample_text does:
-//     the cache is emptied and refilled with them for every new token, so
-//     past the context it saves nothing.
+//     for every new token one batched pass over them (CharLm::logits's)
+//     refills the cache, so past the context it saves nothing.
 //   - With a window the cache is a rolling buffer: the first `sinks` rows and
 //     the last `window` rows, the oldest overwritten (no later query sees it).
 //
@@ -65,6 +65,9 @@ class CharLmCache {
  private:
   // One row at the rings' next position.
   void step(int token);
+  // The cache refilled by one batched pass over tokens at positions 0 ..
+  // tokens.size()-1 (a learned model past its context).
+  void reread(const std::vector<int>& tokens);
 
   const CharLm& model_;
   const CharLmEdits* edits_;
@@ -76,7 +79,8 @@ class CharLmCache {
   FeedForwardTrace ffn_;
   RopeTable rope_;                 // positions past the model's table
   Mat positions_;                  // sinusoidal rows past the model's
-  long long rows_ = 0, pairs_ = 0, multiply_adds_ = 0;
+  CharLmWorkspace ws_;             // reread's
+  long long rows_ = 0, multiply_adds_ = 0;
 };
 
 // sample_text's draws (char_lm.h) with a cache: the same ids for the same rng.

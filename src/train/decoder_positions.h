@@ -91,6 +91,15 @@ struct DecoderOptions {
   int window = 0;                              // each query sees at most the last `window` keys; 0: all
   int sinks = 0;                               // the first `sinks` positions stay visible (window > 0 only)
 };
+// The options in one call: decoder_options(PositionKind::rope, 1, 8, 2).
+inline DecoderOptions decoder_options(PositionKind position, int kv_heads = 0, int window = 0, int sinks = 0) {
+  DecoderOptions o;
+  o.kv_heads = kv_heads;
+  o.position = position;
+  o.window = window;
+  o.sinks = sinks;
+  return o;
+}
 // kv_heads with 0 read as heads.
 inline int kv_heads_of(const DecoderOptions& o, int heads) { return o.kv_heads > 0 ? o.kv_heads : heads; }
 // Whether the options fit a model of `heads` heads of d_h columns; false with

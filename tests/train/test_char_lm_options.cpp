@@ -46,30 +46,21 @@ struct Option {
   DecoderOptions o;
 };
 
-DecoderOptions opts(PositionKind p, int kv = 0, int window = 0, int sinks = 0) {
-  DecoderOptions o;
-  o.kv_heads = kv;
-  o.position = p;
-  o.window = window;
-  o.sinks = sinks;
-  return o;
-}
-
 // Every option alone, and a few together (for a model of 4 heads).
 const std::vector<Option>& all_options() {
   static const std::vector<Option> list = {
-      {"default", opts(PositionKind::learned)},
-      {"kv_heads 2", opts(PositionKind::learned, 2)},
-      {"kv_heads 1 (multi-query)", opts(PositionKind::learned, 1)},
-      {"sinusoidal", opts(PositionKind::sinusoidal)},
-      {"rope", opts(PositionKind::rope)},
-      {"alibi", opts(PositionKind::alibi)},
-      {"none", opts(PositionKind::none)},
-      {"window 3", opts(PositionKind::learned, 0, 3)},
-      {"window 3, 1 sink", opts(PositionKind::learned, 0, 3, 1)},
-      {"rope, kv_heads 2, window 3, 2 sinks", opts(PositionKind::rope, 2, 3, 2)},
-      {"alibi, kv_heads 1, window 2, 1 sink", opts(PositionKind::alibi, 1, 2, 1)},
-      {"none, window 4", opts(PositionKind::none, 0, 4)},
+      {"default", decoder_options(PositionKind::learned)},
+      {"kv_heads 2", decoder_options(PositionKind::learned, 2)},
+      {"kv_heads 1 (multi-query)", decoder_options(PositionKind::learned, 1)},
+      {"sinusoidal", decoder_options(PositionKind::sinusoidal)},
+      {"rope", decoder_options(PositionKind::rope)},
+      {"alibi", decoder_options(PositionKind::alibi)},
+      {"none", decoder_options(PositionKind::none)},
+      {"window 3", decoder_options(PositionKind::learned, 0, 3)},
+      {"window 3, 1 sink", decoder_options(PositionKind::learned, 0, 3, 1)},
+      {"rope, kv_heads 2, window 3, 2 sinks", decoder_options(PositionKind::rope, 2, 3, 2)},
+      {"alibi, kv_heads 1, window 2, 1 sink", decoder_options(PositionKind::alibi, 1, 2, 1)},
+      {"none, window 4", decoder_options(PositionKind::none, 0, 4)},
   };
   return list;
 }
@@ -123,25 +114,25 @@ double sequence_loss(const CharLm& m, const std::vector<int>& tokens, const std:
 // ---------------------------------------------------------------- 2 gradients
 TEST_CASE("char LM options: the options are checked against the model's sizes") {
   std::string why;
-  CharLmDesc d = small_desc(opts(PositionKind::learned, 3));
+  CharLmDesc d = small_desc(decoder_options(PositionKind::learned, 3));
   CHECK_FALSE(char_lm_options_ok(d, &why));
   CHECK(why == "kv_heads must divide heads (4), got 3");
-  d.options = opts(PositionKind::learned, 0, -1);
+  d.options = decoder_options(PositionKind::learned, 0, -1);
   CHECK_FALSE(char_lm_options_ok(d, &why));
   CHECK(why.find("window") != std::string::npos);
-  d.options = opts(PositionKind::learned, 0, 2, 3);
+  d.options = decoder_options(PositionKind::learned, 0, 2, 3);
   CHECK_FALSE(char_lm_options_ok(d, &why));
   CHECK(why == "sinks (3) must not exceed the window (2)");
-  d.options = opts(PositionKind::learned, 0, 0, 1);  // sinks without a window
+  d.options = decoder_options(PositionKind::learned, 0, 0, 1);  // sinks without a window
   CHECK_FALSE(char_lm_options_ok(d, &why));
   d.heads = 8;  // d_h 1: nothing for rope to turn in pairs
-  d.options = opts(PositionKind::rope);
+  d.options = decoder_options(PositionKind::rope);
   CHECK_FALSE(char_lm_options_ok(d, &why));
   CHECK(why.find("even") != std::string::npos);
   for (const Option& o : all_options()) CHECK(char_lm_options_ok(small_desc(o.o), nullptr));
   // Only a learned model has a position table among its parameters; shared
   // key/value heads narrow W_K and W_V.
-  CharLm learned(small_desc(opts(PositionKind::learned))), rope(small_desc(opts(PositionKind::rope, 1)));
+  CharLm learned(small_desc(decoder_options(PositionKind::learned))), rope(small_desc(decoder_options(PositionKind::rope, 1)));
   CHECK(learned.params().size() == rope.params().size() + 1);
   CHECK(learned.params()[1]->name == "pos");
   for (Param* p : rope.params())
@@ -193,8 +184,8 @@ TEST_CASE("char LM options: the defaults spelled out, and a window as long as th
   set[1].tokens = {3, 0, 3, 2};
   CharLm plain(small_desc(DecoderOptions()));
   const float want = plain.train_step(set, {0, 1});
-  for (const DecoderOptions& o : {opts(PositionKind::learned, 4), opts(PositionKind::learned, 0, 6),
-                                  opts(PositionKind::learned, 4, 7, 2)}) {
+  for (const DecoderOptions& o : {decoder_options(PositionKind::learned, 4), decoder_options(PositionKind::learned, 0, 6),
+                                  decoder_options(PositionKind::learned, 4, 7, 2)}) {
     CharLm m(small_desc(o));
     CHECK(hex(m.train_step(set, {0, 1})) == hex(want));
     const ParamList a = plain.params(), b = m.params();
@@ -268,7 +259,7 @@ TEST_CASE("kv cache: sampling with the cache draws sample_text's characters, pas
 
 TEST_CASE("kv cache: work per new character grows linearly with the cache and quadratically without") {
   // rope reads on past the context: 24 characters, four contexts.
-  CharLm m(small_desc(opts(PositionKind::rope)));
+  CharLm m(small_desc(decoder_options(PositionKind::rope)));
   CharLmCache cache(m);
   const std::vector<int> text = random_ids(24, 7, 2);
   std::vector<long long> with, without;
@@ -294,7 +285,7 @@ TEST_CASE("kv cache: work per new character grows linearly with the cache and qu
   MESSAGE("multiply-adds for character 24: " << with.back() << " with the cache, " << without.back() << " without");
   CHECK(without.back() > 15 * with.back());
   // With a window the cached work stops growing once the window is full.
-  CharLm w(small_desc(opts(PositionKind::rope, 0, 3, 1)));
+  CharLm w(small_desc(decoder_options(PositionKind::rope, 0, 3, 1)));
   CharLmCache wc(w);
   std::vector<long long> steps;
   before = 0;
@@ -311,7 +302,7 @@ TEST_CASE("kv cache: its size in entries and bytes, and how shared key/value hea
   long long bytes[3] = {0, 0, 0};
   int k = 0;
   for (int kv : {4, 2, 1}) {
-    CharLm m(small_desc(opts(PositionKind::rope, kv)));
+    CharLm m(small_desc(decoder_options(PositionKind::rope, kv)));
     CharLmCache cache(m);
     cache.push_all(text);
     const CacheSize s = cache.size();
@@ -324,7 +315,7 @@ TEST_CASE("kv cache: its size in entries and bytes, and how shared key/value hea
   }
   CHECK(bytes[0] == 2 * bytes[1]);
   CHECK(bytes[1] == 2 * bytes[2]);
-  CharLm learned(small_desc(opts(PositionKind::learned, 0, 4, 1)));
+  CharLm learned(small_desc(decoder_options(PositionKind::learned, 0, 4, 1)));
   CharLmCache c(learned);
   CHECK(c.size().capacity == 5);
   CHECK(c.size().entries == 0);
@@ -341,7 +332,7 @@ TEST_CASE("loss per position: the mean over windows at each position, and no val
   for (PositionKind kind : {PositionKind::learned, PositionKind::sinusoidal, PositionKind::rope, PositionKind::alibi,
                             PositionKind::none}) {
     CAPTURE(position_kind_name(kind));
-    CharLm m(small_desc(opts(kind)));
+    CharLm m(small_desc(decoder_options(kind)));
     nudge(m, 17);
     const PositionLosses r = loss_per_position(m, ids, 24, 5);  // four times the context
     CHECK(r.context == 6);
@@ -371,7 +362,7 @@ TEST_CASE("loss per position: the mean over windows at each position, and no val
     CHECK(std::isnan(r.mean(6, 24)) == (kind == PositionKind::learned));
     CHECK(r.mean(0, 6) == doctest::Approx(r.mean(0, 3) / 2 + r.mean(3, 6) / 2));
   }
-  CharLm m(small_desc(opts(PositionKind::rope)));
+  CharLm m(small_desc(decoder_options(PositionKind::rope)));
   const PositionLosses none = loss_per_position(m, {1, 2, 3}, 24);  // no whole window
   CHECK(none.windows == 0);
   CHECK(none.reach == 0);
@@ -388,21 +379,21 @@ TEST_CASE("determinism: golden losses of every option on the built-in text (nati
   };
   // Recorded natively (x86-64, g++ 12, -march=native); the WebAssembly builds give the same bits.
   const Golden golden[] = {
-      {"kv_heads 1", opts(PositionKind::learned, 1),
+      {"kv_heads 1", decoder_options(PositionKind::learned, 1),
        {"0x1.11f2a6p+2", "0x1.d2eb66p+1", "0x1.a2b7d4p+1"}, "0x1.9eea86p+1", 6028917562050772782ull},
-      {"kv_heads 2", opts(PositionKind::learned, 2),
+      {"kv_heads 2", decoder_options(PositionKind::learned, 2),
        {"0x1.036f3p+2", "0x1.bed598p+1", "0x1.901cc2p+1"}, "0x1.8e82ecp+1", 16506676536019554487ull},
-      {"sinusoidal", opts(PositionKind::sinusoidal),
+      {"sinusoidal", decoder_options(PositionKind::sinusoidal),
        {"0x1.ff18bep+1", "0x1.c99ad8p+1", "0x1.941642p+1"}, "0x1.88c018p+1", 11150620463825927598ull},
-      {"rope", opts(PositionKind::rope),
+      {"rope", decoder_options(PositionKind::rope),
        {"0x1.f85b42p+1", "0x1.a72b14p+1", "0x1.7ae62cp+1"}, "0x1.8175cap+1", 16397192056248831300ull},
-      {"alibi", opts(PositionKind::alibi),
+      {"alibi", decoder_options(PositionKind::alibi),
        {"0x1.f781dp+1", "0x1.a6d87p+1", "0x1.77b3fcp+1"}, "0x1.7ba6c6p+1", 2297710013320824931ull},
-      {"none", opts(PositionKind::none),
+      {"none", decoder_options(PositionKind::none),
        {"0x1.fca4ap+1", "0x1.ac3d16p+1", "0x1.7d5864p+1"}, "0x1.7b471ap+1", 11234991113297668833ull},
-      {"window 8, 2 sinks", opts(PositionKind::learned, 0, 8, 2),
+      {"window 8, 2 sinks", decoder_options(PositionKind::learned, 0, 8, 2),
        {"0x1.2f3ccp+2", "0x1.b7564ap+1", "0x1.86fa64p+1"}, "0x1.887b38p+1", 17859370273217081695ull},
-      {"rope, kv_heads 2, window 8, 2 sinks", opts(PositionKind::rope, 2, 8, 2),
+      {"rope, kv_heads 2, window 8, 2 sinks", decoder_options(PositionKind::rope, 2, 8, 2),
        {"0x1.021876p+2", "0x1.b32376p+1", "0x1.916b1p+1"}, "0x1.8f98dap+1", 17281677540944436988ull},
   };
   for (const Golden& g : golden) {
