@@ -19,6 +19,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -416,5 +417,39 @@ TEST_CASE("determinism: golden losses of every option on the built-in text (nati
     for (size_t s = 0; s < 3; ++s) CHECK(hex(run.losses()[s]) == g.losses[s]);
     CHECK(hex(ev.loss) == g.heldout);
     CHECK(sum == g.sample);
+  }
+}
+
+// ---------------------------------------------------------------- 6 measurements (skipped by default)
+// Run with: test_train -tc="measure: loss per position*" --no-skip. Each kind
+// trained on the English text (seed 1, the lesson's sizes, context 32), then its
+// held-out loss per position out to 4x the context.
+TEST_CASE("measure: loss per position past the training length, one curve per position kind" * doctest::skip()) {
+  const int steps = std::getenv("LAB_REACH_STEPS") ? std::atoi(std::getenv("LAB_REACH_STEPS")) : 1000;
+  // A window of the training length keeps every query's view as in training.
+  const std::vector<Option> kinds = {{"learned", decoder_options(PositionKind::learned)},
+                                     {"sinusoidal", decoder_options(PositionKind::sinusoidal)},
+                                     {"rope", decoder_options(PositionKind::rope)},
+                                     {"alibi", decoder_options(PositionKind::alibi)},
+                                     {"none", decoder_options(PositionKind::none)},
+                                     {"rope, window 32", decoder_options(PositionKind::rope, 0, 32)},
+                                     {"none, window 32", decoder_options(PositionKind::none, 0, 32)}};
+  for (const Option& o : kinds) {
+    RunDesc d;
+    d.kind = RunKind::lm_english;
+    d.decoder = o.o;
+    TrainRun run(d);
+    REQUIRE_MESSAGE(run.error().empty(), run.error());
+    run.run_for(1e12, steps);
+    const int n = run.char_lm()->desc().context;
+    const PositionLosses r = loss_per_position(*run.char_lm(), run.char_corpus().heldout, 4 * n);
+    std::string bins;
+    for (const auto& b : std::vector<std::pair<int, int>>{{0, 8}, {8, 16}, {16, 32}, {32, 64}, {64, 96}, {96, 128}}) {
+      const double m = r.mean(b.first, b.second);
+      bins += "[" + std::to_string(b.first) + ", " + std::to_string(b.second) + "): " +
+              (std::isnan(m) ? std::string("no value") : std::to_string(m)) + "  ";
+    }
+    MESSAGE(std::string(o.name) << " after " << steps << " steps (held-out " << run.evaluate().loss << ", "
+                                     << r.windows << " windows of " << 4 * n << "): " << bins);
   }
 }
