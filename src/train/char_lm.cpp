@@ -185,6 +185,11 @@ void CharLm::share_of(const std::vector<Sequence>& seqs, float scale, GradientSh
     ws.targets.insert(ws.targets.end(), q.targets, q.targets + q.n);
   }
   const RowBatch& rows = ws.rows;
+  if (rows.rows() == 0) {  // no sequence has anything to predict: no loss, a zero gradient
+    std::fill(share.leaves.begin(), share.leaves.end(), 0.0f);
+    std::fill(share.losses.begin(), share.losses.end(), 0.0);
+    return;
+  }
   // The weight matrices' gradients are summed along the tree inside their
   // products (only the share's node sums are written); every other
   // parameter's starts from zero in each window's buffer and is summed after.

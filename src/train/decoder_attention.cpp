@@ -107,6 +107,7 @@ void causal_attention_forward_rows(const SelfAttentionLayer& layer, const Mat& X
   std::vector<float> wanted, weights;
   for (int s = 0; s < rows.count(); ++s) {
     const int n = rows.length(s);
+    if (n == 0) continue;  // a sequence with nothing to predict has no rows (and R may be 0)
     scratch.keys_t.resize(size_t(dh) * size_t(n));
     scratch.square.resize(size_t(n) * size_t(n));
     tr.pairs += (long long)layer.heads * n * (n + 1) / 2;
@@ -171,6 +172,7 @@ void causal_attention_backward_rows(const SelfAttentionLayer& layer, const Mat& 
   dV.resize(R, kvd);
   for (int s = 0; s < rows.count(); ++s) {
     const int n = rows.length(s);
+    if (n == 0) continue;
     scratch.values_t.resize(size_t(dh) * size_t(n));
     scratch.square.resize(size_t(n) * size_t(n));
     scratch.square_grad.resize(size_t(n) * size_t(n));
