@@ -8,6 +8,8 @@
 //     both WebAssembly builds (bench_attention --training);
 //   - training tokens per second of the language model's lesson, natively, in
 //     wasm SIMD, in the page's worker and written in TF.js (scripts/bench_lm.mjs);
+//   - the language model's options: generation with and without the key/value
+//     cache, and training tokens per second per option (scripts/bench_decoder.mjs);
 // checks that every output agrees with a float64 reference, measures the
 // machine (clock, SIMD128 ceiling), the page's gzip size and its time to first
 // frame in headless Chromium, prints a table and writes BUILD/bench/results.json.
@@ -24,6 +26,9 @@
 //   written to BUILD/bench/results-lm.json (a full run puts it in results.json)
 //   --only download: only what the page fetches before its first frame, in English
 //   and in Chinese, written to BUILD/bench/results-download.json
+//   --only decoder: only the language model's options (scripts/bench_decoder.mjs:
+//   generation with and without the cache, training per option) in the builds
+//   that exist, written to BUILD/bench/results-decoder.json
 //
 // Sections: 1 arguments and helpers, 2 the project's bench program, 3 a tiny
 // ONNX encoder, 4 ONNX Runtime Web, 5 TF.js, 6 float64 reference and agreement,
@@ -36,6 +41,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { decoderBench, decoderTable } from './bench_decoder.mjs';
 import { languageModelBench, lmTable } from './bench_lm.mjs';
 
 // ---------------------------------------------------------------- 1 arguments and helpers
@@ -560,7 +566,26 @@ const fmtMs = (ms) => (ms == null ? '-' : ms < 0.1 ? ms.toFixed(4) : ms < 10 ? m
 const fmtX = (x) => (x == null || !isFinite(x) ? '-' : x.toFixed(2) + 'x');
 const pad = (s, w) => String(s).padStart(w);
 
+// The decoder's options in every build that exists (bench_decoder.mjs).
+const DECODER_STEPS = QUICK ? 5 : 30;
+function decoderPart(rounds) {
+  return decoderBench({ runOurBench, builds: BUILDS.filter((b) => existsSync(b.cmd)), rounds, steps: DECODER_STEPS, log, median });
+}
+
+// `--only decoder`: the decoder's options alone.
+function decoderOnly() {
+  mkdirSync(DATA, { recursive: true });
+  const started = new Date().toISOString();
+  const decoder = decoderPart(Math.max(1, Number(opt('--rounds', QUICK ? 1 : 3))));
+  const cpu = (/model name\s*:\s*(.*)/.exec(existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '') || [])[1] || cpus()[0]?.model;
+  console.log([`Attention Lab benchmarks (the decoder's options only)  ${started}  ${cpu}, ${cpus().length} cores, node ${process.version}, ` +
+               `load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`, '', ...decoderTable(decoder)].join('\n'));
+  writeFileSync(join(OUT, 'results-decoder.json'), JSON.stringify({ started, quick: QUICK, v8_flags: V8_FLAGS, decoder }, null, 1));
+  log(`wrote ${join(OUT, 'results-decoder.json')}`);
+}
+
 async function main() {
+  if (opt('--only', '') === 'decoder') return decoderOnly();
   if (opt('--only', '') === 'lm') return languageModelOnly();
   if (opt('--only', '') === 'download') return downloadOnly();
   mkdirSync(DATA, { recursive: true });
@@ -703,6 +728,7 @@ async function main() {
     try { lm = await languageModel(tfCtx.tf, peakWasm, ROUNDS); }
     catch (e) { lm = { error: String(e) }; log('language model failed:', String(e)); }
   }
+  const decoder = ONLY_ATTENTION ? null : decoderPart(ROUNDS);
   machine.load_average_after = loadavg();
 
   // Targets (issue 26), judged on the wasm SIMD build; the share of the ceiling
@@ -783,6 +809,7 @@ async function main() {
   if (lm?.error) out.push(`language model training: failed (${lm.error})`);
   else if (lm) out.push(...lmTable(lm));
   out.push('');
+  if (decoder) out.push(...decoderTable(decoder), '');
   for (const t of targets) out.push(`${t.met ? 'MET    ' : 'NOT MET'}  ${t.target}: worst ${t.worst.toFixed(2)} (need ${t.need})`);
   out.push(`load average after: ${machine.load_average_after.map((x) => x.toFixed(1)).join(' ')}  (a busy machine slows every column)`);
   console.log(out.join('\n'));
@@ -794,7 +821,7 @@ async function main() {
     training_method: `attn::train::measure_all_training_speeds(${TRAINING_STEPS}): every model of all_run_kinds(), default RunDesc (seed 1), one untimed warm-up step, then ${TRAINING_STEPS} timed steps; median over rounds`,
     passes, training_products: products,
     bundle, worker_bundle: worker, first_download: download, first_frame: first, first_frame_phone: firstPhone, in_page_training: inPage, targets, ours,
-    language_model: lm };
+    language_model: lm, decoder };
   writeFileSync(join(OUT, 'results.json'), JSON.stringify(results, null, 1));
   log(`wrote ${join(OUT, 'results.json')}`);
 }

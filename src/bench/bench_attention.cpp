@@ -58,6 +58,7 @@
 #include "base/rng.h"
 #include "base/simd_info.h"
 #include "base/tensor.h"
+#include "bench/bench_decoder.h"
 #include "train/char_lm.h"
 #include "train/kernels.h"
 #include "train/train_run.h"
@@ -543,7 +544,7 @@ std::string cpu_model() {
 int main(int argc, char** argv) {
   std::string out_dir;
   bool machine = true, cases = true;
-  int only_n = 0, only_d = 0, training_steps = 0, lm_steps = 0, lm_workers = 1;
+  int only_n = 0, only_d = 0, training_steps = 0, lm_steps = 0, lm_workers = 1, decoder_steps = 0;
   bool passes = false, products = false;
   std::vector<std::string> only_models;  // --model: the training speeds of these only
   for (int i = 1; i < argc; ++i) {
@@ -574,13 +575,17 @@ int main(int argc, char** argv) {
       lm_steps = std::atoi(argv[++i]);
       machine = cases = false;
     }
+    else if (!std::strcmp(argv[i], "--decoder") && i + 1 < argc && std::atoi(argv[i + 1]) > 0) {
+      decoder_steps = std::atoi(argv[++i]);
+      machine = cases = false;
+    }
 #if defined(LAB_BENCH_THREADS)
     else if (!std::strcmp(argv[i], "--workers") && i + 1 < argc && std::atoi(argv[i + 1]) > 0)
       lm_workers = std::atoi(argv[++i]);
 #endif
     else {
       std::fprintf(stderr,
-                   "usage: bench_attention [--out DIR] [--quick] [--shape N D | --passes N D | --machine-only | --products | --training STEPS [--model NAME]... | --lm STEPS [--workers N]]\n");
+                   "usage: bench_attention [--out DIR] [--quick] [--shape N D | --passes N D | --machine-only | --products | --training STEPS [--model NAME]... | --lm STEPS [--workers N] | --decoder STEPS]\n");
       return 2;
     }
   }
@@ -598,6 +603,10 @@ int main(int argc, char** argv) {
   if (training_steps > 0) print_training_speeds(build, training_steps, only_models);
   if (lm_steps > 0) print_lm_training(build, lm_steps, out_dir, lm_workers);
   if (products) print_training_products(build);
+  if (decoder_steps > 0) {  // the decoder's options (issue 37): generation with and without the cache, training per option
+    attn::bench::print_generation(build, g_budget_ms);
+    attn::bench::print_option_training(build, decoder_steps);
+  }
 
   const int lengths[] = {16, 64, 256, 1024}, widths[] = {16, 64};
   for (int n : lengths)

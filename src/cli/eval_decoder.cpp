@@ -2,7 +2,10 @@
 // language model of curriculum H (train/char_lm.h) with every weight given:
 // its logits and per-layer attention weights for one token sequence or a
 // batch, and, given targets, the training loss and the gradient of every
-// weight from the model's own backward pass. Fields are checked with the
+// weight from the model's own backward pass. The config may name the options
+// of curriculum I (kv_heads, position, window, sinks), and "cache": true
+// computes the logits one token at a time with a key/value cache
+// (train/char_lm_cache.h). Fields are checked with the
 // request's names like the other kinds (eval_fields.h): the config and its
 // caps first, then lengths, then each tensor's shape, then its numbers.
 //
@@ -14,6 +17,7 @@
 
 #include "cli/eval_fields.h"
 #include "train/char_lm.h"
+#include "train/char_lm_cache.h"
 
 namespace attn::eval_detail {
 
@@ -24,7 +28,7 @@ using train::Param;
 
 // ---------------------------------------------------------------- 1 the model's tensors
 // The sizes a tensor's shape is made of.
-enum class Size { one, vocab, context, d_model, d_ff };
+enum class Size { one, vocab, context, d_model, d_ff, kv_width };
 
 // One tensor: its field in the request and in "grad", the model's name for it
 // (train::Param::name; a block's get the prefix "block<l+1>."), whether the
@@ -45,8 +49,8 @@ const std::vector<Tensor> kBlock = {
     {"ln1_gamma", "ln1.gamma", true, Size::one, Size::d_model},
     {"ln1_beta", "ln1.beta", true, Size::one, Size::d_model},
     {"w_q", "attention.W_Q", false, Size::d_model, Size::d_model},
-    {"w_k", "attention.W_K", false, Size::d_model, Size::d_model},
-    {"w_v", "attention.W_V", false, Size::d_model, Size::d_model},
+    {"w_k", "attention.W_K", false, Size::d_model, Size::kv_width},
+    {"w_v", "attention.W_V", false, Size::d_model, Size::kv_width},
     {"w_o", "attention.W_O", false, Size::d_model, Size::d_model},
     {"ln2_gamma", "ln2.gamma", true, Size::one, Size::d_model},
     {"ln2_beta", "ln2.beta", true, Size::one, Size::d_model},
@@ -76,7 +80,13 @@ constexpr long long kMaxLayers = 64;
 
 struct Config {
   long long vocab = 0, context = 0, d_model = 0, layers = 0, heads = 0, d_ff = 0;
+  long long kv_heads = 0, window = 0, sinks = 0;  // kv_heads: heads when not given
+  train::PositionKind position = train::PositionKind::learned;
 
+  long long kv_width() const { return kv_heads * (d_model / heads); }
+  bool learned() const { return position == train::PositionKind::learned; }
+  // The tensors of this model: "pos" only with a learned table.
+  bool has(const Tensor& t) const { return learned() || std::string(t.field) != "pos"; }
   long long size(Size s) const {
     switch (s) {
       case Size::one: return 1;
@@ -84,29 +94,74 @@ struct Config {
       case Size::context: return context;
       case Size::d_model: return d_model;
       case Size::d_ff: return d_ff;
+      case Size::kv_width: return kv_width();
     }
     return 0;
   }
+  // Where a size comes from, for the messages.
+  std::string why(Size s) const {
+    switch (s) {
+      case Size::one: return "";
+      case Size::vocab: return "config.vocab";
+      case Size::context: return "config.context";
+      case Size::d_model: return "config.d_model";
+      case Size::d_ff: return "config.d_ff";
+      case Size::kv_width:
+        return kv_heads == heads ? "config.d_model" : "config.kv_heads x config.d_model / config.heads";
+    }
+    return "";
+  }
   // Every number of the model: what it allocates twice (values and gradients).
   double weight_count() const {
-    const double V = double(vocab), C = double(context), d = double(d_model), F = double(d_ff);
-    return V * d + C * d + double(layers) * (4 * d * d + 2 * d * F + F + 5 * d) + 2 * d + d * V + V;
+    const double V = double(vocab), C = learned() ? double(context) : 0.0, d = double(d_model), F = double(d_ff),
+                 kvd = double(kv_width());
+    return V * d + C * d + double(layers) * (2 * d * d + 2 * d * kvd + 2 * d * F + F + 5 * d) + 2 * d + d * V + V;
+  }
+  train::CharLmDesc desc() const {
+    train::CharLmDesc d;
+    d.vocab = int(vocab);
+    d.context = int(context);
+    d.d_model = int(d_model);
+    d.layers = int(layers);
+    d.heads = int(heads);
+    d.d_ff = int(d_ff);
+    d.options.kv_heads = int(kv_heads);
+    d.options.position = position;
+    d.options.window = int(window);
+    d.options.sinks = int(sinks);
+    return d;
   }
 };
 
-// Where a size comes from, for the messages.
-std::string why(Size s) {
-  switch (s) {
-    case Size::one: return "";
-    case Size::vocab: return "config.vocab";
-    case Size::context: return "config.context";
-    case Size::d_model: return "config.d_model";
-    case Size::d_ff: return "config.d_ff";
-  }
-  return "";
-}
-
 const char* const kConfigFields = "vocab, context, d_model, layers, heads, d_ff";
+
+// The options of curriculum I, all optional (the defaults: the lab's model):
+// kv_heads (a divisor of heads), position, window (0: every earlier key) and
+// sinks (at most the window). Read after the sizes they depend on.
+bool read_options(Fields& cf, Config* c) {
+  Ctx& ctx = cf.ctx();
+  if (!read_integer(cf, "kv_heads", 1, c->heads, c->heads, &c->kv_heads, false)) return false;
+  if (c->heads % c->kv_heads != 0)
+    return ctx.fail(cf.path("kv_heads"), "expected a divisor of " + std::to_string(c->heads) +
+                                             " (config.heads), got " + std::to_string(c->kv_heads));
+  if (!read_choice(cf, "position", {"learned", "sinusoidal", "rope", "alibi", "none"}, train::PositionKind::learned,
+                   &c->position, train::parse_position_kind))
+    return false;
+  const long long dh = c->d_model / c->heads;
+  if (c->position == train::PositionKind::rope && dh % 2 != 0)
+    return ctx.fail(cf.path("position"), "\"rope\" turns pairs of columns: expected an even head size, got " +
+                                             std::to_string(dh) + " (config.d_model / config.heads)");
+  if (!read_integer(cf, "window", 0, ctx.limits.max_rows, 0, &c->window, false) ||
+      !read_integer(cf, "sinks", 0, ctx.limits.max_rows, 0, &c->sinks, false))
+    return false;
+  if (c->sinks > c->window)
+    return ctx.fail(cf.path("sinks"), c->window == 0 ? "expected 0: sinks stay visible beside a window, and "
+                                                       "config.window is 0 (every key visible), got " +
+                                                           std::to_string(c->sinks)
+                                                     : "expected at most " + std::to_string(c->window) +
+                                                           " (config.window), got " + std::to_string(c->sinks));
+  return true;
+}
 
 // "config": every size of the model, each capped so that a small request cannot
 // make the model allocate more than the limits allow.
@@ -119,7 +174,9 @@ bool read_config(Fields& f, Config* c) {
                     std::string("expected an object with ") + kConfigFields + ", got " + describe(*v));
   Fields cf(ctx, *v, f.path("config."));
   const long long rows = ctx.limits.max_rows;
-  if (!cf.check_known({"vocab", "context", "d_model", "layers", "heads", "d_ff"}, "\"config\"") ||
+  if (!cf.check_known({"vocab", "context", "d_model", "layers", "heads", "d_ff", "kv_heads", "position", "window",
+                       "sinks"},
+                      "\"config\"") ||
       !read_integer(cf, "vocab", 1, rows, 0, &c->vocab, true) ||
       !read_integer(cf, "context", 1, rows, 0, &c->context, true) ||
       !read_integer(cf, "d_model", 1, rows, 0, &c->d_model, true) ||
@@ -130,7 +187,7 @@ bool read_config(Fields& f, Config* c) {
   if (c->d_model % c->heads != 0)
     return ctx.fail(cf.path("heads"), "expected a divisor of " + std::to_string(c->d_model) +
                                           " (config.d_model), got " + std::to_string(c->heads));
-  return read_integer(cf, "d_ff", 1, rows, 0, &c->d_ff, true) &&
+  return read_integer(cf, "d_ff", 1, rows, 0, &c->d_ff, true) && read_options(cf, c) &&
          check_elements(ctx, f.path("config"), c->weight_count(), "the weights");
 }
 
@@ -142,17 +199,21 @@ struct Ids {
   std::vector<std::vector<int>> seqs;
 };
 
-// One sequence: its length first (1 to config.context, and exactly `len` when
-// > 0), then each id in [0, vocab).
+// One sequence: its length first (1 to config.context for a learned table, 1
+// to the row limit for the other position kinds; exactly `len` when > 0), then
+// each id in [0, vocab).
 bool read_sequence(Ctx& ctx, const Value& v, const std::string& path, const Config& c, long long len,
                    const std::string& why_len, std::vector<int>* out) {
   const std::string what = "an array of token ids (whole numbers from 0 to " + std::to_string(c.vocab - 1) + ")";
   if (!v.is_array() || v.size() == 0) return ctx.fail(path, "expected " + what + ", got " + describe(v));
   const long long n = (long long)v.size();
   if (len > 0 && n != len) return ctx.fail(path, expected_count(len, "token id", why_len, n));
-  if (n > c.context)
+  if (c.learned() && n > c.context)
     return ctx.fail(path, "expected at most " + count(c.context, "token id") +
                               " (config.context, the rows of pos), got " + std::to_string(n));
+  if (n > ctx.limits.max_rows)
+    return ctx.fail(path, "expected at most " + count(ctx.limits.max_rows, "token id") + " (the row limit), got " +
+                              std::to_string(n));
   out->assign(std::size_t(n), 0);
   for (long long i = 0; i < n; ++i) {
     long long id = 0;
@@ -232,20 +293,21 @@ bool expect_json_shape(Fields& f, const Tensor& t, const Value& v, const Config&
   const long long rows = c.size(t.rows), cols = c.size(t.cols);
   if (t.vector) {
     if (v.is_array() && (v.size() == 0 || !v.items()[0].is_array()) && (long long)v.size() != cols)
-      return ctx.fail(path, expected_count(cols, "number", why(t.cols), (long long)v.size()));
+      return ctx.fail(path, expected_count(cols, "number", c.why(t.cols), (long long)v.size()));
     return true;
   }
   if (!v.is_array() || v.size() == 0 || !v.items()[0].is_array()) return true;  // to_matrix says what is wrong
   if ((long long)v.size() != rows)
-    return ctx.fail(path, expected_count(rows, "row", why(t.rows), (long long)v.size()));
+    return ctx.fail(path, expected_count(rows, "row", c.why(t.rows), (long long)v.size()));
   if ((long long)v.items()[0].size() != cols)
-    return ctx.fail(path, expected_count(cols, "column", why(t.cols), (long long)v.items()[0].size()));
+    return ctx.fail(path, expected_count(cols, "column", c.why(t.cols), (long long)v.items()[0].size()));
   return true;
 }
 
 bool read_tensor(Fields& f, const Tensor& t, const Config& c, const std::string& param_prefix,
                  std::vector<Weight>* out) {
-  const Value* v = f.require(t.field, t.vector ? "a vector (an array of numbers)" : "a matrix (an array of rows)");
+  const std::string pos_note = std::string(t.field) == "pos" ? " for config.position \"learned\"" : "";
+  const Value* v = f.require(t.field, t.vector ? "a vector (an array of numbers)" : "a matrix (an array of rows)" + pos_note);
   if (!v || !expect_json_shape(f, t, *v, c)) return false;
   Weight w{param_prefix + t.param, Mat()};
   if (t.vector) {
@@ -261,8 +323,15 @@ bool read_tensor(Fields& f, const Tensor& t, const Config& c, const std::string&
 
 bool read_tensors(Fields& f, const std::vector<Tensor>& list, const Config& c, const std::string& param_prefix,
                   std::vector<Weight>* out) {
-  for (const Tensor& t : list)
-    if (!read_tensor(f, t, c, param_prefix, out)) return false;
+  for (const Tensor& t : list) {
+    if (c.has(t)) {
+      if (!read_tensor(f, t, c, param_prefix, out)) return false;
+    } else if (f.get(t.field)) {  // "pos" beside another position kind: not a weight of this model
+      return f.ctx().fail(f.path(t.field), "expected no table: only position \"learned\" has weights for its "
+                                           "positions (config.position is \"" +
+                                               std::string(train::position_kind_name(c.position)) + "\")");
+    }
+  }
   return true;
 }
 
@@ -359,13 +428,32 @@ Value write_attention(Ctx& ctx, const std::vector<std::vector<Mat>>& weights, co
   return layers;
 }
 
+// The logits (n, vocab) of tokens pushed one at a time through a key/value
+// cache, and the cache's size after the last.
+std::pair<Mat, train::CacheSize> cached_logits(const CharLm& model, const std::vector<int>& tokens) {
+  train::CharLmCache cache(model);
+  const int V = model.desc().vocab;
+  Mat z(long(tokens.size()), V);
+  for (std::size_t i = 0; i < tokens.size(); ++i) std::copy_n(cache.push(tokens[i]), V, &z(long(i), 0));
+  return {z, cache.size()};
+}
+
+Value write_cache(const train::CacheSize& s) {
+  Value v = Value::object();
+  v.set("entries", s.entries);
+  v.set("capacity", s.capacity);
+  v.set("numbers", double(s.numbers));
+  v.set("bytes", double(s.bytes));
+  return v;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- 6 the kind
 bool eval_decoder(Fields& f, Value* out) {
   Ctx& ctx = f.ctx();
   ctx.main_input = f.path("tokens");
-  std::vector<const char*> known = {"kind", "config", "tokens", "targets"};
+  std::vector<const char*> known = {"kind", "config", "tokens", "targets", "cache"};
   for (const char* name : field_names(kBefore)) known.push_back(name);
   known.push_back("blocks");
   for (const char* name : field_names(kAfter)) known.push_back(name);
@@ -374,29 +462,32 @@ bool eval_decoder(Fields& f, Value* out) {
   Config c;
   Ids tokens, targets;
   std::vector<Weight> weights;
-  if (!read_config(f, &c) || !read_ids(f, "tokens", c, nullptr, &tokens) ||
+  bool cache = false;
+  if (!read_config(f, &c) || !read_bool(f, "cache", false, &cache) || !read_ids(f, "tokens", c, nullptr, &tokens) ||
       !read_ids(f, "targets", c, &tokens, &targets) || !check_size(f, c, tokens) || !read_weights(f, c, &weights))
     return false;
 
-  train::CharLmDesc desc;
-  desc.vocab = int(c.vocab);
-  desc.context = int(c.context);
-  desc.d_model = int(c.d_model);
-  desc.layers = int(c.layers);
-  desc.heads = int(c.heads);
-  desc.d_ff = int(c.d_ff);
-  CharLm model(desc);
+  CharLm model(c.desc());
   if (!load_weights(ctx, weights, &model)) return false;
 
-  // Each sequence on its own, as CharLm::logits and CharLm::attention give them.
-  Value logits = Value::array(), attention = Value::array();
+  // Each sequence on its own, as CharLm::logits and CharLm::attention give them;
+  // with the cache, its logits row by row as generation computes them (the
+  // same bits), and what the cache held at the end.
+  Value logits = Value::array(), attention = Value::array(), caches = Value::array();
   for (std::size_t s = 0; s < tokens.seqs.size(); ++s) {
     const std::string at = tokens.batch ? "[" + std::to_string(s) + "]" : "";
-    logits.push(out_matrix(ctx, model.logits(tokens.seqs[s]), "logits" + at));
+    if (cache) {
+      const auto [rows, size] = cached_logits(model, tokens.seqs[s]);
+      logits.push(out_matrix(ctx, rows, "logits" + at));
+      caches.push(write_cache(size));
+    } else {
+      logits.push(out_matrix(ctx, model.logits(tokens.seqs[s]), "logits" + at));
+    }
     attention.push(write_attention(ctx, model.attention(tokens.seqs[s]), "attention" + at));
   }
   out->set("logits", tokens.batch ? std::move(logits) : std::move(logits.items()[0]));
   out->set("attention", tokens.batch ? std::move(attention) : std::move(attention.items()[0]));
+  if (cache) out->set("cache", tokens.batch ? std::move(caches) : std::move(caches.items()[0]));
   if (targets.seqs.empty() || ctx.failed) return true;
 
   // The loss and gradients exactly as a training step (CharLm::forward_backward)

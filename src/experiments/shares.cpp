@@ -28,12 +28,16 @@ bool shape_ok(const train::CharLmDesc& d, std::string* why) {
     return fail(why, "a width is out of range");
   if (d.layers < 1 || d.layers > kMaxShareLayers) return fail(why, "the number of layers is out of range");
   if (d.heads < 1 || d.d_model % d.heads != 0) return fail(why, "the heads do not divide the width");
+  std::string bad;
+  if (!train::char_lm_options_ok(d, &bad)) return fail(why, "the model's options do not fit: " + bad);
   return true;
 }
 
 bool same_shape(const train::CharLmDesc& a, const train::CharLmDesc& b) {
+  const train::DecoderOptions &p = a.options, &q = b.options;
   return a.vocab == b.vocab && a.context == b.context && a.d_model == b.d_model && a.layers == b.layers &&
-         a.heads == b.heads && a.d_ff == b.d_ff;
+         a.heads == b.heads && a.d_ff == b.d_ff && p.kv_heads == q.kv_heads && p.position == q.position &&
+         p.window == q.window && p.sinks == q.sinks;
 }
 
 bool read_int(ByteReader& r, int lo, int hi, int* v) {
@@ -50,6 +54,8 @@ void write_shape(ByteWriter& w, uint64_t id, const train::CharLmDesc& d) {
   w.u32(kJobTag);
   w.i64(int64_t(id));
   for (int v : {d.vocab, d.context, d.d_model, d.layers, d.heads, d.d_ff}) w.u32(uint32_t(v));
+  const train::DecoderOptions& o = d.options;
+  for (int v : {o.kv_heads, int(o.position), o.window, o.sinks}) w.u32(uint32_t(v));
 }
 void write_windows(ByteWriter& w, const std::vector<const data::TextWindow*>& windows, int begin, int end) {
   w.u32(uint32_t(windows.size()));
@@ -77,6 +83,12 @@ bool parse_job(std::string_view bytes, ShareJob* job, std::string* why, ReadWeig
       !read_int(r, 0, kMaxShareWidth, &d.d_model) || !read_int(r, 0, kMaxShareLayers, &d.layers) ||
       !read_int(r, 0, kMaxShareWidth, &d.heads) || !read_int(r, 0, 4 * kMaxShareWidth, &d.d_ff))
     return fail(why, "the model's shape is malformed");
+  train::DecoderOptions& o = d.options;
+  int position = 0;
+  if (!read_int(r, 0, kMaxShareWidth, &o.kv_heads) || !read_int(r, 0, int(train::PositionKind::none), &position) ||
+      !read_int(r, 0, kMaxShareContext, &o.window) || !read_int(r, 0, kMaxShareContext, &o.sinks))
+    return fail(why, "the model's options are malformed");
+  o.position = train::PositionKind(position);
   if (!shape_ok(d, why)) return false;
   int params = 0;
   why->clear();

@@ -8,10 +8,11 @@
 //
 //   coordinator                                   helper
 //   -----------                                   ------
-//   ShareJob: the model's shape, its weights,  -> compute_share_job: a model of that
-//   the batch's windows, examples [begin, end)    shape (kept while the shape stays),
-//                                              <- the weights copied in, the share
-//   ShareResult: the share's tree nodes and       computed
+//   ShareJob: the model's shape and options    -> compute_share_job: a model of that
+//   (kv_heads, position, window, sinks), its      shape (kept while the shape stays),
+//   weights, the batch's windows, examples        the weights copied in, the share
+//   [begin, end)                                  computed
+//   ShareResult: the share's tree nodes and    <-
 //   each example's loss
 //
 // The shares are reduced along the tree fixed by example index, so the loss and

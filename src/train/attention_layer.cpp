@@ -10,14 +10,15 @@
 
 namespace attn::train {
 
-void SelfAttentionLayer::init(const std::string& name, int dm, int h, int dh, int d_out, Rng& rng) {
+void SelfAttentionLayer::init(const std::string& name, int dm, int h, int dh, int d_out, Rng& rng, int kv_heads) {
   d_model = dm;
   heads = h;
   d_head = dh;
   output_projection = d_out > 0;
+  const int kv = kv_heads > 0 ? kv_heads : h;
   W_Q = make_param(name + ".W_Q", dm, h * dh);
-  W_K = make_param(name + ".W_K", dm, h * dh);
-  W_V = make_param(name + ".W_V", dm, h * dh);
+  W_K = make_param(name + ".W_K", dm, kv * dh);
+  W_V = make_param(name + ".W_V", dm, kv * dh);
   glorot_uniform(W_Q, rng);
   glorot_uniform(W_K, rng);
   glorot_uniform(W_V, rng);

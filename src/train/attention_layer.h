@@ -39,7 +39,9 @@ struct SelfAttentionLayer {
   Param W_Q, W_K, W_V;  // (d_model, h*d_h)
   Param W_O;            // (h*d_h, d_out) when output_projection
 
-  void init(const std::string& name, int d_model, int heads, int d_head, int d_out, Rng& rng);
+  // kv_heads > 0 makes W_K and W_V (d_model, kv_heads*d_h): the decoder's
+  // shared key/value heads (decoder_attention.h; only its passes read them).
+  void init(const std::string& name, int d_model, int heads, int d_head, int d_out, Rng& rng, int kv_heads = 0);
   void collect(ParamList& out);
 };
 

@@ -16,7 +16,8 @@
 // without padding.
 //
 // Sections: 1 the batch and its gradient buffers, 2 dense, 3 feed-forward and
-// LayerNorm, 4 causal multi-head self-attention.
+// LayerNorm. Causal multi-head self-attention, with the decoder's options, is
+// in decoder_attention.h.
 #pragma once
 
 #include <vector>
@@ -94,34 +95,5 @@ void feed_forward_backward_rows(const FeedForward& ff, const Mat& X, const FeedF
 // LayerNorm's forward pass is row by row already (layer_norm_forward).
 void layer_norm_backward_rows(const LayerNorm& ln, const LayerNormTrace& tr, const Mat& dOut, const RowBatch& rows,
                               const SequenceGrads& grads, Mat& dX);
-
-// ---------------------------------------------------------------- 4 causal multi-head self-attention
-// Per sequence s of n_s rows and head t, on the columns t d_h .. (t+1) d_h - 1:
-//   S = Q_t K_t^T (n_s, n_s), only j <= i;  P(i, :) = softmax(S(i, 0..i) / sqrt(d_h)), 0 after i;
-//   Z_t = P V_t; concat; out = concat W_O.
-// The softmax is softmax_row_fast (kernels.h), the decoder's since issue 36;
-// everything else is self_attention_forward's arithmetic.
-struct CausalAttentionTrace {
-  Mat Q, K, V;                    // (R, h d_h)
-  std::vector<float> P;           // sequence s, head t: (n_s, n_s) row-major at p_at(s, t)
-  std::vector<size_t> p_offset;   // where sequence s's heads start
-  Mat concat;                     // (R, h d_h), each head times its head_scale
-  Mat out;                        // (R, d_out)
-  std::vector<float> head_scale;  // as applied (empty: all 1)
-  int fixed_head = -1, fixed_row = -1;  // the overridden row (in every sequence), if any
-
-  const float* p_at(const RowBatch& rows, int s, int t) const;
-};
-// edits as for self_attention_forward; the row override applies to row `row`
-// of every sequence long enough to have it.
-void causal_attention_forward_rows(const SelfAttentionLayer& layer, const Mat& X, const RowBatch& rows,
-                                   CausalAttentionTrace& tr, BatchScratch& scratch,
-                                   const AttentionEdits* edits = nullptr);
-// X (R, d_model) the forward pass's input, dOut (R, d_out) -> each sequence's
-// weight gradients added; dX (R, d_model) written. The forward pass must have
-// had no edits (training has none).
-void causal_attention_backward_rows(const SelfAttentionLayer& layer, const Mat& X, const CausalAttentionTrace& tr,
-                                    const Mat& dOut, const RowBatch& rows, const SequenceGrads& grads, Mat& dX,
-                                    BatchScratch& scratch);
 
 }  // namespace attn::train

@@ -9,6 +9,7 @@
 #include <limits>
 #include <string>
 
+#include "attn/positional.h"
 #include "train/fmath.h"
 #include "train/kernels.h"
 #include "train/loss.h"
@@ -16,18 +17,46 @@
 namespace attn::train {
 
 // ---------------------------------------------------------------- 1 construction
+bool char_lm_options_ok(const CharLmDesc& desc, std::string* why) {
+  const int heads = std::max(1, desc.heads);
+  return decoder_options_ok(desc.options, heads, std::max(1, desc.d_model / heads), why);
+}
+
+namespace {
+// The sinusoidal rows of positions 0 .. n-1 (attn/positional.h: interleaved
+// sin / cos, base 10000, angles in double): row p does not depend on n.
+Mat sinusoidal_rows(int n, int d) {
+  PositionalDesc pd;
+  pd.n = n;
+  pd.d = d;
+  return sinusoidal_encoding(pd);
+}
+}  // namespace
+
 CharLm::CharLm(const CharLmDesc& desc) : Model(desc.optimizer), desc_(desc) {
   Rng rng(desc.seed);
-  const int d = desc.d_model, heads = std::max(1, desc.heads);
+  const int d = desc.d_model, heads = std::max(1, desc.heads), dh = std::max(1, d / heads);
+  // Options that do not fit the sizes fall back to the defaults' (callers
+  // check them first with char_lm_options_ok).
+  if (!char_lm_options_ok(desc_, nullptr)) desc_.options = DecoderOptions();
+  const DecoderOptions& o = desc_.options;
   embed_.init("embed", desc.vocab, d, rng, 0.1f);
-  pos_ = make_param("pos", desc.context, d);
-  uniform_init(pos_, rng, 0.1f);
+  if (o.position == PositionKind::learned) {
+    pos_ = make_param("pos", desc.context, d);
+    uniform_init(pos_, rng, 0.1f);
+  } else if (o.position == PositionKind::sinusoidal) {
+    sinusoid_ = sinusoidal_rows(desc.context, d);
+  } else if (o.position == PositionKind::rope) {
+    rope_ = rope_table(desc.context, dh);
+  } else if (o.position == PositionKind::alibi) {
+    alibi_ = alibi_slopes(heads);
+  }
   blocks_.resize(size_t(desc.layers));
   for (int l = 0; l < desc.layers; ++l) {
     Block& b = blocks_[size_t(l)];
     const std::string name = "block" + std::to_string(l + 1);
     b.ln1.init(name + ".ln1", d);
-    b.attention.init(name + ".attention", d, heads, std::max(1, d / heads), d, rng);
+    b.attention.init(name + ".attention", d, heads, dh, d, rng, kv_heads_of(o, heads));
     b.attention.causal = true;
     b.ln2.init(name + ".ln2", d);
     b.ffn.init(name + ".ffn", d, desc.d_ff, rng);
@@ -38,7 +67,7 @@ CharLm::CharLm(const CharLmDesc& desc) : Model(desc.optimizer), desc_(desc) {
 
 void CharLm::collect(ParamList& p) {
   embed_.collect(p);
-  p.push_back(&pos_);
+  if (desc_.options.position == PositionKind::learned) p.push_back(&pos_);
   for (Block& b : blocks_) {
     b.ln1.collect(p);
     b.attention.collect(p);
@@ -59,20 +88,62 @@ CharLmEdits scale_head(int layers, int layer, int head, int heads, float scale) 
   return e;
 }
 
+int CharLm::readable(int n) const {
+  return desc_.options.position == PositionKind::learned ? std::min(n, desc_.context) : n;
+}
+
+long long CharLm::multiply_adds(long long rows, long long pairs) const {
+  const long long d = desc_.d_model, dh = d_head(), hd = (long long)std::max(1, desc_.heads) * dh,
+                  kvd = (long long)kv_heads() * dh, F = desc_.d_ff, V = desc_.vocab;
+  // Per row and layer: Q, K, V, W_O and the two feed-forward products; per
+  // scored pair: a dot product and a weighted sum over d_h.
+  return rows * (desc_.layers * (d * (hd + 2 * kvd) + hd * d + 2 * d * F) + d * V) + pairs * 2 * dh;
+}
+
+const Mat* CharLm::position_rows(int n, CharLmWorkspace& ws) const {
+  if (desc_.options.position == PositionKind::learned) return &pos_.value;
+  if (desc_.options.position != PositionKind::sinusoidal) return nullptr;
+  if (n <= sinusoid_.rows()) return &sinusoid_;
+  if (ws.positions.rows() < n) ws.positions = sinusoidal_rows(std::max(n, 2 * int(ws.positions.rows())), desc_.d_model);
+  return &ws.positions;
+}
+
+CausalOptions CharLm::attention_options(int n, CharLmWorkspace& ws) const {
+  CausalOptions o;
+  o.window = desc_.options.window;
+  o.sinks = desc_.options.sinks;
+  if (!alibi_.empty()) o.alibi = alibi_.data();
+  if (desc_.options.position == PositionKind::rope) {
+    if (n <= rope_.positions) {
+      o.rope = &rope_;
+    } else {
+      if (ws.rope.positions < n) ws.rope = rope_table(std::max(n, 2 * ws.rope.positions), d_head());
+      o.rope = &ws.rope;
+    }
+  }
+  return o;
+}
+
 void CharLm::forward(CharLmWorkspace& ws, const CharLmEdits* edits) const {
   const size_t L = blocks_.size();
   const int d = desc_.d_model;
+  int longest = 0;
+  for (int s = 0; s < ws.rows.count(); ++s) longest = std::max(longest, ws.rows.length(s));
   embed_.forward(ws.inputs, ws.X0);
-  for (int s = 0; s < ws.rows.count(); ++s)  // + the position of each row in its own sequence
-    for (int j = 0; j < ws.rows.length(s); ++j) axpy(1.0f, &pos_.value(j, 0), &ws.X0(ws.rows.begin(s) + j, 0), d);
+  if (const Mat* P = position_rows(longest, ws))
+    for (int s = 0; s < ws.rows.count(); ++s)  // + the position of each row in its own sequence
+      for (int j = 0; j < ws.rows.length(s); ++j) axpy(1.0f, &(*P)(j, 0), &ws.X0(ws.rows.begin(s) + j, 0), d);
+  const CausalOptions options = attention_options(longest, ws);
   ws.blocks.resize(L);
+  long long pairs = 0;
   const Mat* X = &ws.X0;
   for (size_t l = 0; l < L; ++l) {
     const Block& b = blocks_[l];
     CharLmWorkspace::Block& bt = ws.blocks[l];
     layer_norm_forward(b.ln1, *X, bt.ln1);
     const AttentionEdits* e = edits && l < edits->size() ? &(*edits)[l] : nullptr;
-    causal_attention_forward_rows(b.attention, bt.ln1.out, ws.rows, bt.attention, ws.scratch, e);
+    causal_attention_forward_rows(b.attention, bt.ln1.out, ws.rows, bt.attention, ws.scratch, e, options);
+    pairs += bt.attention.pairs;
     bt.mid = *X + bt.attention.out;  // the residual: X + MHA(LN1(X))
     layer_norm_forward(b.ln2, bt.mid, bt.ln2);
     feed_forward_forward_rows(b.ffn, bt.ln2.out, bt.ffn);
@@ -81,6 +152,7 @@ void CharLm::forward(CharLmWorkspace& ws, const CharLmEdits* edits) const {
   }
   layer_norm_forward(final_norm_, *X, ws.final_norm);
   dense_forward_rows(unembed_, ws.final_norm.out, ws.logits);
+  ws.multiply_adds = multiply_adds(ws.rows.rows(), pairs);
 }
 
 // ---------------------------------------------------------------- 3 backward: a share of a batch
@@ -113,6 +185,11 @@ void CharLm::share_of(const std::vector<Sequence>& seqs, float scale, GradientSh
     ws.targets.insert(ws.targets.end(), q.targets, q.targets + q.n);
   }
   const RowBatch& rows = ws.rows;
+  if (rows.rows() == 0) {  // no sequence has anything to predict: no loss, a zero gradient
+    std::fill(share.leaves.begin(), share.leaves.end(), 0.0f);
+    std::fill(share.losses.begin(), share.losses.end(), 0.0);
+    return;
+  }
   // The weight matrices' gradients are summed along the tree inside their
   // products (only the share's node sums are written); every other
   // parameter's starts from zero in each window's buffer and is summed after.
@@ -140,6 +217,9 @@ void CharLm::share_of(const std::vector<Sequence>& seqs, float scale, GradientSh
   // the blocks from the last, then positions and embeddings.
   dense_backward_rows(unembed_, ws.final_norm.out, ws.dlogits, rows, grads, &ws.dA, ws.scratch);
   layer_norm_backward_rows(final_norm_, ws.final_norm, ws.dA, rows, grads, ws.dX);  // dL/d(the last block's output)
+  int longest = 0;
+  for (int s = 0; s < rows.count(); ++s) longest = std::max(longest, rows.length(s));
+  const CausalOptions options = attention_options(longest, ws);  // the forward pass's
   for (size_t l = blocks_.size(); l-- > 0;) {
     const Block& b = blocks_[l];
     const CharLmWorkspace::Block& bt = ws.blocks[l];
@@ -148,16 +228,18 @@ void CharLm::share_of(const std::vector<Sequence>& seqs, float scale, GradientSh
     layer_norm_backward_rows(b.ln2, bt.ln2, ws.dNorm, rows, grads, ws.dBranch);
     ws.dX += ws.dBranch;
     // mid = X + MHA(LN1(X)): the same again.
-    causal_attention_backward_rows(b.attention, bt.ln1.out, bt.attention, ws.dX, rows, grads, ws.dNorm, ws.scratch);
+    causal_attention_backward_rows(b.attention, bt.ln1.out, bt.attention, ws.dX, rows, grads, ws.dNorm, ws.scratch,
+                                   options);
     layer_norm_backward_rows(b.ln1, bt.ln1, ws.dNorm, rows, grads, ws.dBranch);
     ws.dX += ws.dBranch;
   }
+  const bool learned = desc_.options.position == PositionKind::learned;  // the only positions with a gradient
   for (int s = 0; s < rows.count(); ++s) {
-    float* dP = grads.of(pos_, s);
+    float* dP = learned ? grads.of(pos_, s) : nullptr;
     float* dE = grads.of(embed_.table, s);
     for (int j = 0; j < rows.length(s); ++j) {
       const int i = rows.begin(s) + j;
-      axpy(1.0f, &ws.dX(i, 0), dP + size_t(j) * size_t(d), d);
+      if (dP) axpy(1.0f, &ws.dX(i, 0), dP + size_t(j) * size_t(d), d);
       axpy(1.0f, &ws.dX(i, 0), dE + size_t(ws.inputs[size_t(i)]) * size_t(d), d);
     }
   }
@@ -214,7 +296,7 @@ double CharLm::sequences_gradient(const std::vector<std::vector<int>>& tokens,
   std::vector<Sequence> seqs(tokens.size());
   for (size_t s = 0; s < tokens.size(); ++s) {
     const int n = int(tokens[s].size());
-    if (n == 0 || s >= targets.size() || int(targets[s].size()) != n || n > desc_.context) continue;
+    if (n == 0 || s >= targets.size() || int(targets[s].size()) != n || readable(n) < n) continue;
     seqs[s] = {tokens[s].data(), targets[s].data(), n};
   }
   const ParamList params = this->params();
@@ -252,12 +334,13 @@ double CharLm::example_loss(const Set& set, int i) const {
 }
 
 // ---------------------------------------------------------------- 4 evaluation and inspection
-Mat CharLm::logits(const std::vector<int>& tokens, const CharLmEdits* edits) const {
+Mat CharLm::logits(const std::vector<int>& tokens, const CharLmEdits* edits, long long* work) const {
   if (tokens.empty()) return Mat();
   CharLmWorkspace ws;
-  ws.inputs.assign(tokens.end() - std::min<long>(long(tokens.size()), desc_.context), tokens.end());
+  ws.inputs.assign(tokens.end() - readable(int(tokens.size())), tokens.end());
   ws.rows.add(int(ws.inputs.size()));
   forward(ws, edits);
+  if (work) *work = ws.multiply_adds;
   return ws.logits;
 }
 
@@ -302,7 +385,7 @@ EvalResult CharLm::evaluate(const std::vector<data::TextWindow>& set, const Char
 std::vector<std::vector<Mat>> CharLm::attention(const std::vector<int>& tokens, const CharLmEdits* edits) const {
   if (tokens.empty()) return {};
   CharLmWorkspace ws;
-  ws.inputs.assign(tokens.end() - std::min<long>(long(tokens.size()), desc_.context), tokens.end());
+  ws.inputs.assign(tokens.end() - readable(int(tokens.size())), tokens.end());
   ws.rows.add(int(ws.inputs.size()));
   forward(ws, edits);
   const int n = int(ws.inputs.size());
@@ -344,9 +427,8 @@ std::vector<int> sample_text(const CharLm& model, const std::vector<int>& prompt
                              Rng& rng, const CharLmEdits* edits) {
   std::vector<int> text = prompt;
   if (text.empty()) return {};
-  const int n = model.desc().context;
   for (int s = 0; s < count; ++s) {
-    const std::vector<int> window(text.end() - std::min(int(text.size()), n), text.end());
+    const std::vector<int> window(text.end() - model.readable(int(text.size())), text.end());
     const Mat z = model.logits(window, edits);
     text.push_back(sample_logits(&z(z.rows() - 1, 0), int(z.cols()), desc, rng));
   }

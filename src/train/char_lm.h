@@ -35,10 +35,19 @@
 // the model learns the training poems by heart (5.08 at step 3000); nothing
 // here regularises against that (no dropout, no weight decay).
 //
+// Options (issue 37; decoder_positions.h, decoder_attention.h): shared
+// key/value heads, other position signals than the learned table (which
+// alone has a parameter, "pos"), and a window with sinks. The defaults are
+// the model above, bit for bit. Generation with a key/value cache is in
+// char_lm_cache.h, the loss per position past the training length in
+// char_lm_reach.h.
+//
 // Sections: 1 description, 2 the model, 3 sampling.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "base/rng.h"
@@ -46,6 +55,8 @@
 #include "train/attention_layer.h"
 #include "train/batched_layers.h"
 #include "train/block_layers.h"
+#include "train/decoder_attention.h"
+#include "train/decoder_positions.h"
 #include "train/grad_tree.h"
 #include "train/layers.h"
 #include "train/model.h"
@@ -63,7 +74,10 @@ struct CharLmDesc {
   int d_ff = 256;       // 4 d, as in the 2017 paper and GPT-2
   OptimizerDesc optimizer = {OptimizerKind::adam, 3e-3f, 0.0f, 0.9f, 0.99f, 1e-8f, 1.0f};
   uint64_t seed = 1;
+  DecoderOptions options;  // kv_heads, position, window, sinks (defaults: the model above)
 };
+// Whether desc's options fit its sizes (decoder_options_ok); false with why.
+bool char_lm_options_ok(const CharLmDesc& desc, std::string* why);
 
 // ---------------------------------------------------------------- 2 the model
 // Edits of the trained heads for inspection, one entry per layer (missing or
@@ -93,6 +107,11 @@ struct CharLmWorkspace {
   std::vector<float> exps;       // (V) one row's exponentials
   BatchScratch scratch;
   GradientLayout layout;
+  // Position tables for inputs longer than the context (kinds whose positions
+  // go on, decoder_positions.h): built here, not in the shared model.
+  RopeTable rope;
+  Mat positions;
+  long long multiply_adds = 0;   // of the last forward pass (CharLm::multiply_adds)
 };
 
 // Trained by Model (model.h) on windows of context + 1 ids; the batch loss is
@@ -111,19 +130,25 @@ class CharLm : public Model<data::TextWindow> {
  public:
   explicit CharLm(const CharLmDesc& desc);
 
-  // logits (n, V) of tokens (n <= context; longer inputs keep their last
-  // `context` tokens): row i scores the token after position i.
-  Mat logits(const std::vector<int>& tokens, const CharLmEdits* edits = nullptr) const;
+  // logits (n, V) of tokens: row i scores the token after position i. A
+  // learned model reads at most `context` tokens (longer inputs keep their
+  // last `context`); the other position kinds read them all, at positions 0
+  // to n-1.
+  // *multiply_adds (may be null) gets the pass's (multiply_adds() below).
+  Mat logits(const std::vector<int>& tokens, const CharLmEdits* edits = nullptr,
+             long long* multiply_adds = nullptr) const;
+  // How many of n tokens logits() and attention() read.
+  int readable(int n) const;
   // Mean cross-entropy per predicted character (nats) and argmax accuracy over
   // the windows of `set`; count = predicted characters.
   EvalResult evaluate(const std::vector<data::TextWindow>& set, const CharLmEdits* edits = nullptr) const;
-  // weights[l][head] (n, n), causal.
+  // weights[l][head] (n, n), causal (and zero outside a window).
   std::vector<std::vector<Mat>> attention(const std::vector<int>& tokens, const CharLmEdits* edits = nullptr) const;
   // The training step's backward pass for sequences whose targets are given
   // apart from them: targets[s][i] is the id after tokens[s][i] (same length,
   // 1 <= n <= context; otherwise that sequence adds nothing). Returns the
   // cross-entropy summed over every position and ADDS `scale` times its
-  // gradient -- the sequences' gradients summed along grad_tree.h's tree, as
+  // gradient (a learned model takes n <= context only) -- the sequences' gradients summed along grad_tree.h's tree, as
   // a training step sums its windows' -- into the parameters' grads.
   // `attnlab eval` calls it with its own targets.
   double sequences_gradient(const std::vector<std::vector<int>>& tokens,
@@ -145,6 +170,12 @@ class CharLm : public Model<data::TextWindow> {
   float forward_backward(const Set& set, const std::vector<int>& batch) override;
 
   const CharLmDesc& desc() const { return desc_; }
+  int kv_heads() const { return kv_heads_of(desc_.options, std::max(1, desc_.heads)); }
+  int d_head() const { return std::max(1, desc_.d_model / std::max(1, desc_.heads)); }
+  // Multiply-adds of `rows` rows through the model (projections, the
+  // feed-forward layers, the unembedding) whose attention scored `pairs`
+  // (query, key) pairs over every head and layer (scores and weighted sums).
+  long long multiply_adds(long long rows, long long pairs) const;
 
  protected:
   void collect(ParamList& p) override;
@@ -174,10 +205,19 @@ class CharLm : public Model<data::TextWindow> {
   // The weight matrices, whose gradients share_of sums along the tree inside
   // their products (batched_layers.h, SequenceGrads).
   std::vector<const Param*> tree_summed() const;
+  // The attention options of a pass whose longest sequence has n rows, and
+  // the table of added position rows (null: the kind adds none); tables past
+  // the context are built in ws.
+  CausalOptions attention_options(int n, CharLmWorkspace& ws) const;
+  const Mat* position_rows(int n, CharLmWorkspace& ws) const;
+  friend class CharLmCache;
 
   CharLmDesc desc_;
   Embedding embed_;        // E (V, d)
-  Param pos_;              // P (context, d)
+  Param pos_;              // P (context, d): learned positions only
+  Mat sinusoid_;           // sinusoidal: the fixed rows of positions 0 .. context-1
+  RopeTable rope_;         // rope: positions 0 .. context-1
+  std::vector<float> alibi_;  // alibi: one slope per head
   std::vector<Block> blocks_;
   LayerNorm final_norm_;
   Dense unembed_;          // W_U (d, V), b_U (1, V)
@@ -197,7 +237,10 @@ struct SampleDesc {
 // (ties: the lower id first). Uses one rng.uniform().
 int sample_logits(const float* logits, int V, const SampleDesc& desc, Rng& rng);
 // `count` more ids after `prompt` (which must not be empty), each from the
-// model's last logits row given at most `context` preceding ids.
+// model's last logits row given the ids before it (logits(): at most
+// `context` of them for a learned model). Recomputes the whole prefix for
+// every id; sample_text_cached (char_lm_cache.h) draws the same ids with a
+// key/value cache.
 std::vector<int> sample_text(const CharLm& model, const std::vector<int>& prompt, int count, const SampleDesc& desc,
                              Rng& rng, const CharLmEdits* edits = nullptr);
 

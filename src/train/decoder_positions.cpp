@@ -82,4 +82,22 @@ std::vector<float> alibi_slopes(int heads) {
   return std::vector<float>(s.begin(), s.end());
 }
 
+// ---------------------------------------------------------------- 6 the options together
+bool decoder_options_ok(const DecoderOptions& o, int heads, int d_head, std::string* why) {
+  const auto fail = [&](const std::string& what) {
+    if (why) *why = what;
+    return false;
+  };
+  const int kv = kv_heads_of(o, heads);
+  if (o.kv_heads < 0 || kv > heads || heads % kv != 0)
+    return fail("kv_heads must divide heads (" + std::to_string(heads) + "), got " + std::to_string(o.kv_heads));
+  if (o.position == PositionKind::rope && d_head % 2 != 0)
+    return fail("rope turns pairs of columns: the head size must be even, got " + std::to_string(d_head));
+  if (o.window < 0) return fail("the window must be 0 (all keys) or positive, got " + std::to_string(o.window));
+  if (o.sinks < 0) return fail("sinks must be 0 or more, got " + std::to_string(o.sinks));
+  if (o.sinks > o.window)
+    return fail("sinks (" + std::to_string(o.sinks) + ") must not exceed the window (" + std::to_string(o.window) + ")");
+  return true;
+}
+
 }  // namespace attn::train

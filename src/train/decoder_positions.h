@@ -20,7 +20,8 @@
 // attn/positional.cpp does, so every build gets the same floats.
 //
 // Sections: 1 kinds, 2 rotary tables and turns, 3 ALiBi slopes, 4 which keys a
-// query sees (windows and sinks), 5 shared key/value heads.
+// query sees (windows and sinks), 5 shared key/value heads, 6 the options
+// together.
 #pragma once
 
 #include <string>
@@ -35,6 +36,11 @@ bool parse_position_kind(const std::string& name, PositionKind* kind);
 // Whether the kind adds a row to each embedding (learned, sinusoidal): those
 // are the kinds whose table ends somewhere.
 bool adds_position_rows(PositionKind kind);
+// Whether a position past the training context still means something: every
+// kind but learned (sinusoidal's table is a formula with a row for any
+// position; rope and alibi depend on offsets; none has nothing to run out of).
+// A learned model re-reads its last `context` tokens instead.
+inline bool positions_grow(PositionKind kind) { return kind != PositionKind::learned; }
 
 // ---------------------------------------------------------------- 2 rotary tables and turns
 constexpr double kRopeBase = 10000.0;
@@ -74,5 +80,31 @@ inline bool key_visible(int i, int j, int window, int sinks) {
 // reads key/value head h / (heads / kv_heads). kv_heads == heads is ordinary
 // multi-head attention, kv_heads == 1 multi-query attention.
 inline int kv_head_of(int head, int heads, int kv_heads) { return head / (heads / kv_heads); }
+
+// ---------------------------------------------------------------- 6 the options together
+// The decoder's options beyond its sizes (train/char_lm.h, CharLmDesc). The
+// defaults are the model as it was before them: every head its own keys and
+// values, a learned table, every earlier key visible.
+struct DecoderOptions {
+  int kv_heads = 0;                            // key/value heads; 0: heads (ordinary multi-head attention)
+  PositionKind position = PositionKind::learned;
+  int window = 0;                              // each query sees at most the last `window` keys; 0: all
+  int sinks = 0;                               // the first `sinks` positions stay visible (window > 0 only)
+};
+// The options in one call: decoder_options(PositionKind::rope, 1, 8, 2).
+inline DecoderOptions decoder_options(PositionKind position, int kv_heads = 0, int window = 0, int sinks = 0) {
+  DecoderOptions o;
+  o.kv_heads = kv_heads;
+  o.position = position;
+  o.window = window;
+  o.sinks = sinks;
+  return o;
+}
+// kv_heads with 0 read as heads.
+inline int kv_heads_of(const DecoderOptions& o, int heads) { return o.kv_heads > 0 ? o.kv_heads : heads; }
+// Whether the options fit a model of `heads` heads of d_h columns; false with
+// a reason (kv_heads not dividing heads, rope on an odd d_h, a negative window
+// or sinks, sinks without a window or beyond it).
+bool decoder_options_ok(const DecoderOptions& o, int heads, int d_head, std::string* why);
 
 }  // namespace attn::train

@@ -94,6 +94,20 @@ struct Product {
   bool a_upper = false;         // A(i, p) == 0 for p < i: the sum starts at p = i
   bool c_lower = false;         // only C(i, j), j <= i, is wanted; the rest is left unspecified
 };
+// C (M, N) = A (M, K) B (K, N) on row-major storage with the given row strides.
+inline Product product_of(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+  Product p;
+  p.M = M;
+  p.N = N;
+  p.K = K;
+  p.A = A;
+  p.lda = lda;
+  p.B = B;
+  p.ldb = ldb;
+  p.C = C;
+  p.ldc = ldc;
+  return p;
+}
 // Register tiles over a thin SIMD layer (kernels.cpp).
 void product(const Product& p);
 // The same sums as three plain loops, i, j, then p: the reference product() is

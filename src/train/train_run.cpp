@@ -229,13 +229,15 @@ TrainRun::TrainRun(const RunDesc& desc) : desc_(desc) {
                                                                : data::TextCorpusKind::founding_documents;
     std::string raw = desc.corpus_text;
     data::ParsedText text;
-    if ((raw.empty() && !data::read_corpus(ck, data::default_corpus_dir(), &raw, &error_)) ||
-        (desc.own_text ? !check_own_text(raw, nullptr, &error_) : false) || !data::parse_corpus(ck, raw, &text, &error_))
-      text = data::ParsedText();  // no data: a run with no examples that says why
-    char_corpus_ = data::make_char_corpus(text, char_corpus_desc(k, desc.own_text));
     CharLmDesc d;
-    d.vocab = char_corpus_.vocab.size();
     if (desc.heads > 0) d.heads = desc.heads;
+    d.options = desc.decoder;
+    if (!char_lm_options_ok(d, &error_) ||
+        (raw.empty() && !data::read_corpus(ck, data::default_corpus_dir(), &raw, &error_)) ||
+        (desc.own_text ? !check_own_text(raw, nullptr, &error_) : false) || !data::parse_corpus(ck, raw, &text, &error_))
+      text = data::ParsedText();  // no data (or options that do not fit): a run with no examples that says why
+    char_corpus_ = data::make_char_corpus(text, char_corpus_desc(k, desc.own_text));
+    d.vocab = char_corpus_.vocab.size();
     text_train_ = data::text_windows(char_corpus_.train, d.context, 1);
     text_heldout_ = data::covering_windows(char_corpus_.heldout, d.context);
     task_ = make_task(seeded(d, desc), &char_lm_, text_train_, text_heldout_, score_plain<CharLm>);

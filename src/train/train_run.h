@@ -83,6 +83,8 @@ struct RunDesc {
   int pad_length = -1;        // sentiment model: the common length reviews are padded to
                               // (< 0: the longest review of the data; 0: no padding)
   bool mask_padding = true;   // sentiment model: pads masked out of the softmax and the pooling
+  DecoderOptions decoder;     // language models: kv_heads, position, window, sinks
+                              // (decoder_positions.h; the defaults: the lesson's model)
 };
 
 // One model with its data, behind what TrainRun needs: a step on a batch,

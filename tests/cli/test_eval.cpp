@@ -1016,6 +1016,12 @@ Value decoder_request(attn::train::CharLm& model) {
   config.set("layers", d.layers);
   config.set("heads", d.heads);
   config.set("d_ff", d.d_ff);
+  // The options of curriculum I, when not the defaults.
+  const attn::train::DecoderOptions& o = d.options;
+  if (o.kv_heads > 0) config.set("kv_heads", o.kv_heads);
+  if (o.position != attn::train::PositionKind::learned) config.set("position", attn::train::position_kind_name(o.position));
+  if (o.window > 0) config.set("window", o.window);
+  if (o.sinks > 0) config.set("sinks", o.sinks);
   req.set("config", std::move(config));
   for (attn::train::Param* p : model.params()) {
     const std::string field = decoder_field(p->name);
@@ -1259,9 +1265,9 @@ TEST_CASE("eval: decoder requests that are wrong name the field and what was exp
        R"(field "config": expected an object with vocab, context, d_model, layers, heads, d_ff, got an array)"},
       // Unknown fields, at each level.
       {"logits", "[[0]]",
-       R"(field "logits": unknown field for kind "decoder"; expected one of: kind, config, tokens, targets, embed, pos, blocks, ln_f_gamma, ln_f_beta, w_u, b_u)"},
+       R"(field "logits": unknown field for kind "decoder"; expected one of: kind, config, tokens, targets, cache, embed, pos, blocks, ln_f_gamma, ln_f_beta, w_u, b_u)"},
       {"config.dmodel", "2",
-       R"(field "config.dmodel": unknown field for "config"; expected one of: vocab, context, d_model, layers, heads, d_ff)"},
+       R"(field "config.dmodel": unknown field for "config"; expected one of: vocab, context, d_model, layers, heads, d_ff, kv_heads, position, window, sinks)"},
       {"blocks[0].b_q", "[0, 0]",
        R"(field "blocks[0].b_q": unknown field for "blocks[0]"; expected one of: ln1_gamma, ln1_beta, w_q, w_k, w_v, w_o, ln2_gamma, ln2_beta, w_1, b_1, w_2, b_2)"},
   };
@@ -1306,4 +1312,111 @@ TEST_CASE("eval: decoder logits and loss that overflow are written as null and n
   const std::string warnings = attn::json::write(*resp.find("warnings"));
   CHECK(contains(warnings, "logits[1][2] is not finite"));
   CHECK(contains(warnings, "loss is not finite (written as null)"));
+}
+
+// ---------------------------------------------------------------- the decoder's options (curriculum I)
+namespace {
+attn::train::CharLmDesc with_options(attn::train::CharLmDesc d, int kv, attn::train::PositionKind p, int window,
+                                     int sinks) {
+  d.options.kv_heads = kv;
+  d.options.position = p;
+  d.options.window = window;
+  d.options.sinks = sinks;
+  return d;
+}
+}  // namespace
+
+TEST_CASE("eval: decoder options give the model's own logits, attention, loss and gradients, and the cache the same logits") {
+  using attn::train::PositionKind;
+  const attn::train::CharLmDesc base = lm_desc(6, 4, 8, 2, 4, 12);
+  const attn::train::CharLmDesc descs[] = {
+      with_options(base, 2, PositionKind::rope, 3, 1), with_options(base, 1, PositionKind::alibi, 0, 0),
+      with_options(base, 0, PositionKind::sinusoidal, 2, 0), with_options(base, 4, PositionKind::none, 0, 0),
+      with_options(base, 2, PositionKind::learned, 3, 2)};
+  for (const attn::train::CharLmDesc& d : descs) {
+    CAPTURE(std::string(attn::train::position_kind_name(d.options.position)));
+    attn::train::CharLm model = nudged_model(d, 13);
+    const bool learned = d.options.position == PositionKind::learned;
+    // Past the context (4) where the kind reads on.
+    const std::vector<int> seq = learned ? std::vector<int>{1, 4, 2, 5} : std::vector<int>{1, 4, 2, 5, 0, 3, 3};
+    std::vector<int> next(seq.begin() + 1, seq.end());
+    next.push_back(2);
+    Value req = decoder_request(model);
+    CHECK((req.find("pos") != nullptr) == learned);
+    req.set("tokens", ids(seq));
+    req.set("targets", ids(next));
+    const Value resp = eval_ok(attn::json::write(req));
+    zero_grads(model.params());
+    const double total = model.sequences_gradient({seq}, {next}, 1.0f / float(seq.size()));
+    CHECK(float(resp.find("loss")->as_number()) == float(total / double(seq.size())));
+    check_decoder_grads(resp, model);
+    CHECK(to_mat(*resp.find("logits")) == model.logits(seq));
+    CHECK(to_mat(at(resp, "attention[1]")->items()[3]) == model.attention(seq)[1][3]);
+    // The cache: the same logits, row by row, and what it holds.
+    req.set("cache", true);
+    const Value cached = eval_ok(attn::json::write(req));
+    CHECK(to_mat(*cached.find("logits")) == model.logits(seq));
+    const int kv = model.kv_heads(), held = d.options.window > 0 ? std::min<int>(int(seq.size()), d.options.sinks + d.options.window)
+                                                                  : int(seq.size());
+    CHECK(at(cached, "cache.entries")->as_number() == held);
+    CHECK(at(cached, "cache.bytes")->as_number() == 4.0 * 2 * held * 2 * kv * 2);  // 2 layers, key and value, d_h 2
+  }
+}
+
+TEST_CASE("eval: decoder option gradients match finite differences (rope, one key/value head, a window with a sink)") {
+  attn::train::CharLm model =
+      nudged_model(with_options(lm_desc(4, 3, 4, 1, 2, 3), 1, attn::train::PositionKind::rope, 2, 1), 23);
+  Value req = decoder_request(model);
+  req.set("tokens", id_batch({{0, 3, 1, 2}, {2, 1}}));  // the first runs past the context
+  req.set("targets", id_batch({{3, 3, 2, 0}, {0, 1}}));
+  std::vector<std::string> params;
+  for (attn::train::Param* p : model.params()) params.push_back(decoder_field(p->name));
+  CHECK(params.size() == 1 + 12 + 4);  // no pos
+  check_eval_gradients_of(
+      attn::json::write(req), [](const Value& response) { return response.find("loss")->as_number(); }, params,
+      {1e-3f, 2e-2, 2e-3});
+}
+
+TEST_CASE("eval: decoder options that do not fit are refused, each with its field and what was expected") {
+  struct Case {
+    std::initializer_list<std::pair<std::string, std::string>> edits;
+    const char* line;
+  };
+  const Case cases[] = {
+      {{{"config.heads", "2"}, {"config.d_model", "2"}, {"config.kv_heads", "3"}},
+       R"(field "config.kv_heads": expected a whole number from 1 to 2, got 3)"},
+      {{{"config", R"({"vocab": 3, "context": 2, "d_model": 6, "layers": 1, "heads": 3, "d_ff": 1, "kv_heads": 2})"}},
+       R"(field "config.kv_heads": expected a divisor of 3 (config.heads), got 2)"},
+      {{{"config.position", R"("Rope")"}},
+       R"(field "config.position": expected "learned", "sinusoidal", "rope", "alibi" or "none", got "Rope")"},
+      {{{"config.position", "3"}},
+       R"(field "config.position": expected "learned", "sinusoidal", "rope", "alibi" or "none", got 3)"},
+      {{{"config.window", "-1"}}, R"(field "config.window": expected a whole number from 0 to 4096, got -1)"},
+      {{{"config.window", "1"}, {"config.sinks", "2"}}, R"(field "config.sinks": expected at most 1 (config.window), got 2)"},
+      {{{"config.sinks", "1"}},
+       R"(field "config.sinks": expected 0: sinks stay visible beside a window, and config.window is 0 (every key visible), got 1)"},
+      {{{"config.heads", "2"}, {"config.position", R"("rope")"}},
+       R"(field "config.position": "rope" turns pairs of columns: expected an even head size, got 1 (config.d_model / config.heads))"},
+      {{{"pos", ""}}, R"(field "pos": missing; expected a matrix (an array of rows) for config.position "learned")"},
+      {{{"config.position", R"("alibi")"}},
+       R"(field "pos": expected no table: only position "learned" has weights for its positions (config.position is "alibi"))"},
+      {{{"tokens", "[0, 1, 2]"}, {"targets", ""}},
+       R"(field "tokens": expected at most 2 token ids (config.context, the rows of pos), got 3)"},
+      {{{"cache", R"("yes")"}}, R"(field "cache": expected true or false, got "yes")"},
+      {{{"config", R"({"vocab": 3, "context": 2, "d_model": 2, "layers": 1, "heads": 1, "d_ff": 1, "kv_heads": 1})"},
+        {"blocks[0].w_k", "[[1], [0]]"}},
+       R"(field "blocks[0].w_k": expected 2 columns (config.d_model), got 1)"},
+  };
+  for (const Case& c : cases) {
+    std::string edit;
+    for (const auto& e : c.edits) edit += e.first + " = " + e.second + "; ";
+    CAPTURE(edit);
+    CHECK(eval_error(decoder_with(c.edits)) == c.line);
+  }
+  // Past the context where the kind reads on: accepted, with every row's logits.
+  const Value ok = eval_ok(decoder_with({{"config.position", R"("none")"}, {"pos", ""}, {"tokens", "[0, 1, 2, 2, 1]"},
+                                         {"targets", "[1, 2, 2, 1, 0]"}, {"cache", "true"}}));
+  CHECK(ok.find("logits")->size() == 5);
+  CHECK(at(ok, "cache.entries")->as_number() == 5);
+  CHECK(at(ok, "cache.capacity")->as_number() == 0);
 }

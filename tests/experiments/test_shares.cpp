@@ -170,6 +170,59 @@ TEST_CASE("shares: a job round-trips, and what is malformed is refused with a re
   CHECK(!res.error.empty());
 }
 
+TEST_CASE("shares: the decoder's options travel with the job, and a step shared among helpers keeps its bits") {
+  attn::train::CharLmDesc desc;
+  desc.vocab = 6;
+  desc.context = 5;
+  desc.d_model = 8;
+  desc.heads = 4;
+  desc.d_ff = 12;
+  desc.layers = 2;
+  desc.options.kv_heads = 2;
+  desc.options.position = attn::train::PositionKind::rope;
+  desc.options.window = 3;
+  desc.options.sinks = 1;
+  attn::train::CharLm whole(desc), coordinator(desc);
+  std::vector<attn::data::TextWindow> windows = {{{0, 1, 2, 3, 4, 5}}, {{5, 4, 3, 2, 1, 0}}, {{1, 3, 1, 3, 1}},
+                                                 {{2, 2, 0, 4}}};
+  const std::vector<int> batch = {0, 1, 2, 3};
+  const float want = whole.forward_backward(windows, batch);
+  // Three helpers, each with a share of the batch, answered as bytes.
+  std::vector<const attn::data::TextWindow*> ptrs;
+  for (const attn::data::TextWindow& w : windows) ptrs.push_back(&w);
+  const std::vector<int> bounds = {0, 1, 3, 4};
+  std::vector<ShareHelper> helpers(3);
+  std::vector<attn::ShareResult> results(3);
+  std::vector<attn::train::GradientShare*> shares;
+  const size_t size = attn::train::gradient_layout(coordinator.params()).size;
+  std::string why;
+  for (size_t h = 0; h < 3; ++h) {
+    const std::string job = attn::encode_share_job(h + 1, desc, coordinator.params(), ptrs, bounds[h], bounds[h + 1]);
+    attn::ShareJob back;
+    REQUIRE(attn::decode_share_job(job, &back, &why));
+    CHECK(back.desc.options.kv_heads == 2);
+    CHECK(back.desc.options.position == attn::train::PositionKind::rope);
+    CHECK(back.desc.options.window == 3);
+    CHECK(back.desc.options.sinks == 1);
+    REQUIRE(attn::decode_share_result(helpers[h].compute(job), size, &results[h], &why));
+    REQUIRE(results[h].error.empty());
+    shares.push_back(&results[h].share);
+  }
+  CHECK(coordinator.gather_shares(shares, windows, batch) == want);
+  const attn::train::ParamList a = whole.params(), b = coordinator.params();
+  for (size_t k = 0; k < a.size(); ++k) CHECK(a[k]->grad == b[k]->grad);
+  // Options that do not fit the model are refused before any weight is read.
+  for (int edit = 0; edit < 3; ++edit) {
+    attn::train::CharLmDesc bad = desc;
+    if (edit == 0) bad.options.kv_heads = 3;
+    if (edit == 1) bad.options.sinks = 4;
+    if (edit == 2) bad.options.position = attn::train::PositionKind(9);
+    attn::ShareJob job;
+    CHECK_FALSE(attn::decode_share_job(attn::encode_share_job(9, bad, coordinator.params(), ptrs, 0, 4), &job, &why));
+    CHECK(why.find("options") != std::string::npos);
+  }
+}
+
 TEST_CASE("shares: a helper that fails, or goes away mid-step, costs no bits") {
   const Run one = train_with(0, 6);
   // A helper that answers every job with an error: the worker computes those shares itself.

@@ -1,8 +1,9 @@
 // fuzz_shares: the messages between the training worker and its helpers
 // (experiments/shares.h) are checked before they are used. Any bytes, read as a
 // job, are refused with a reason or keep the decoder's promises (a shape within
-// its limits, weights and windows that fit it, a share inside the batch), and a
-// helper answers any bytes with a result it can read back, never a crash. Read
+// its limits, options that fit it, weights and windows that fit it, a share
+// inside the batch), and a helper answers any bytes with a result it can read
+// back, never a crash. Read
 // as a result, against a small model's gradient size, they are refused or give
 // a share whose nodes and losses fit its examples.
 #include <string>
@@ -17,6 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string why;
   if (attn::decode_share_job(bytes, &job, &why)) {
     fuzz::require(job.begin < job.end && job.end <= int(job.windows.size()), "the share lies in the batch", bytes);
+    fuzz::require(attn::train::char_lm_options_ok(job.desc, nullptr), "the options fit the shape", bytes);
     for (const auto& w : job.windows)
       for (int t : w.tokens) fuzz::require(t >= 0 && t < job.desc.vocab, "ids in the vocabulary", bytes);
   } else {

@@ -20,6 +20,7 @@
 #include "support/attn_test_util.h"
 #include "support/gradcheck.h"
 #include "train/batched_layers.h"
+#include "train/decoder_attention.h"
 #include "train/fmath.h"
 #include "train/grad_tree.h"
 #include "train/kernels.h"
