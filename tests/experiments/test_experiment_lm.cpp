@@ -428,6 +428,7 @@ TEST_CASE("measure: train_lm on the poems: passes in 1000 steps, repeats within 
   MESSAGE("training characters " << c.train.size() << ": " << passes << " passes in 1000 steps; " << c.train_unknown
                                  << " unknown");
   CHECK(passes == doctest::Approx(11.4).epsilon(0.01));
+  CHECK(double(c.train.size()) == doctest::Approx(22000).epsilon(0.025));  // "about 22,000 characters to train on"
   CHECK(double(c.train_unknown) / double(c.train.size()) == doctest::Approx(0.22).epsilon(0.02));  // "a fifth"
   // "More common than any one character": the unknown token is the training
   // text's commonest (so the one the model predicts most often).

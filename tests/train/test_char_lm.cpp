@@ -531,23 +531,40 @@ TEST_CASE("measure: steps to beat the bigram, and the held-out loss along the wa
     const std::unique_ptr<TrainRun> owned = corpus_run(kind);
     TrainRun& run = *owned;
     const CharBaselines b = baselines_of(run);
-    int beaten = -1;
+    int beaten = -1, lowest_at = 0;
+    float lowest = 1e9f;
+    std::map<int, float> at;
     std::string curve;
     for (int s = 25; s <= 3000; s += 25) {
       run.run_for(1e9, 25);
       const float loss = run.evaluate().loss;
+      at[s] = loss;
       if (beaten < 0 && loss < b.bigram) beaten = s;
+      if (loss < lowest) {
+        lowest = loss;
+        lowest_at = s;
+      }
       if (s % 250 == 0) curve += std::to_string(s) + ": " + std::to_string(loss) + "  ";
     }
     MESSAGE(std::string(run_kind_name(kind)) << ": unigram " << b.unigram << ", bigram " << b.bigram << " (lambda "
                                 << b.model.lambda << "); held-out below the bigram first at step " << beaten
-                                << " (checked every 25 steps); " << curve);
+                                << " (checked every 25 steps); lowest " << lowest << " at step " << lowest_at << "; " << curve);
+    // What the lesson quotes (seed 1): below the bigram at step 200 (English)
+    // and 150 (the poems); on the poems, the held-out loss is lowest near step
+    // 1000 and then rises as the model learns the training poems by heart.
+    CHECK(beaten == (kind == RunKind::lm_english ? 200 : 150));
+    if (kind == RunKind::lm_chinese) {
+      CHECK((lowest_at >= 750 && lowest_at <= 1000));
+      CHECK(at[1500] > lowest + 0.1f);
+      CHECK(at[3000] > at[2000]);
+    }
   }
 }
 
 // What the language-model lesson's poems step quotes (samples as the page draws
 // them, the unknown token never): 41% of the lines in form at temperature 1 and
-// 43% at 0.8 after 1000 steps, 13% at step 300, 95% of the held-out poems'; the
+// 43% at 0.8 after 1000 steps, 13% at step 300 and temperature 1 (0.8 gives
+// about the same), 95% of the held-out poems'; the
 // held-out loss 5.08 at 3000 steps, above 1000's 4.03 (the poems learned by heart).
 TEST_CASE("measure: the share of generated lines in the five- and seven-character forms" * doctest::skip()) {
   const std::unique_ptr<TrainRun> owned = corpus_run(RunKind::lm_chinese);
@@ -599,7 +616,8 @@ TEST_CASE("measure: the share of generated lines in the five- and seven-characte
   }
   CHECK(share[{1000, 1.0f}] == doctest::Approx(0.41).epsilon(0.02));
   CHECK(share[{1000, 0.8f}] == doctest::Approx(0.43).epsilon(0.02));
-  for (float t : {1.0f, 0.8f}) CHECK(share[{300, t}] == doctest::Approx(0.13).epsilon(0.04));
+  CHECK(share[{300, 1.0f}] == doctest::Approx(0.13).epsilon(0.02));
+  CHECK(share[{300, 0.8f}] == doctest::Approx(0.13).epsilon(0.04));
   CHECK(heldout[1000] == doctest::Approx(4.03).epsilon(0.0012));
   CHECK(heldout[3000] == doctest::Approx(5.08).epsilon(0.002));
 }
