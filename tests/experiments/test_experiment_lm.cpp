@@ -429,6 +429,21 @@ TEST_CASE("measure: train_lm on the poems: passes in 1000 steps, repeats within 
                                  << " unknown");
   CHECK(passes == doctest::Approx(11.4).epsilon(0.01));
   CHECK(double(c.train.size()) == doctest::Approx(22000).epsilon(0.025));  // "about 22,000 characters to train on"
+  {  // The English text, as the baselines step's quiz gives it: 50 KB, about five passes in 1000 steps.
+    RunDesc e;
+    e.kind = RunKind::lm_english;
+    const TrainRun english(e);
+    REQUIRE_MESSAGE(english.error().empty(), english.error());
+    const attn::data::CharCorpus& ec = english.char_corpus();
+    const double english_passes = 1000.0 * 8 * 32 / double(ec.train.size());
+    size_t bytes = 0;
+    for (const std::vector<int>* ids : {&ec.train, &ec.heldout})
+      for (int id : *ids) bytes += ec.vocab.words[size_t(id)].size();
+    MESSAGE("English: " << ec.train.size() << " training characters (" << english_passes << " passes in 1000 steps), "
+                        << bytes << " bytes in all");
+    CHECK(english_passes == doctest::Approx(5.0).epsilon(0.1));
+    CHECK(double(bytes) / 1000.0 == doctest::Approx(50).epsilon(0.1));
+  }
   CHECK(double(c.train_unknown) / double(c.train.size()) == doctest::Approx(0.22).epsilon(0.02));  // "a fifth"
   // "More common than any one character": the unknown token is the training
   // text's commonest (so the one the model predicts most often).
