@@ -15,6 +15,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -620,4 +621,51 @@ TEST_CASE("measure: the share of generated lines in the five- and seven-characte
   CHECK(share[{300, 0.8f}] == doctest::Approx(0.13).epsilon(0.04));
   CHECK(heldout[1000] == doctest::Approx(4.03).epsilon(0.0012));
   CHECK(heldout[3000] == doctest::Approx(5.08).epsilon(0.002));
+}
+
+// The sampling step's second hint (English): after a space, where a new word
+// starts, the model at 400 steps is usually much less sure of the next
+// character than one letter before the end of a word. Over the held-out text,
+// each position read with the 32 characters before it.
+TEST_CASE("measure: how sure the English model is after a space, and one letter before a word's end (400 steps)" * doctest::skip()) {
+  const std::unique_ptr<TrainRun> owned = corpus_run(RunKind::lm_english);
+  TrainRun& run = *owned;
+  run.run_for(1e9, 400);
+  const data::CharCorpus& c = run.char_corpus();
+  const std::vector<int>& h = c.heldout;
+  auto is_letter = [&](int id) {
+    const std::string& w = c.vocab.words[size_t(id)];
+    return w.size() == 1 && std::isalpha(static_cast<unsigned char>(w[0]));
+  };
+  const int space = c.vocab.id(" ");
+  const int context = run.char_lm()->desc().context;
+  double after_space = 0.0, before_end = 0.0;
+  int n_space = 0, n_end = 0, sure_space = 0, sure_end = 0;
+  for (size_t i = size_t(context); i + 1 < h.size(); ++i) {
+    // Position i is predicted from the characters before it.
+    const bool new_word = h[i - 1] == space;
+    // The last letter of a word of five letters or more.
+    const bool last_letter = i >= 5 && is_letter(h[i]) && !is_letter(h[i + 1]) &&
+                             is_letter(h[i - 1]) && is_letter(h[i - 2]) && is_letter(h[i - 3]) && is_letter(h[i - 4]);
+    if (!new_word && !last_letter) continue;
+    const Mat z = run.char_lm()->logits(std::vector<int>(h.begin() + long(i) - context, h.begin() + long(i)));
+    const auto row = z.row(z.rows() - 1);
+    const double top = 1.0 / (row.array() - row.maxCoeff()).exp().sum();  // the likeliest character's probability
+    if (new_word) {
+      after_space += top;
+      ++n_space;
+      sure_space += top > 0.8;
+    } else {
+      before_end += top;
+      ++n_end;
+      sure_end += top > 0.8;
+    }
+  }
+  after_space /= n_space;
+  before_end /= n_end;
+  MESSAGE("after a space (" << n_space << " positions): likeliest at " << after_space << " on average, above 0.8 at "
+                            << sure_space << "; one letter before the end of a word of 5 letters or more (" << n_end
+                            << "): " << before_end << ", above 0.8 at " << sure_end);
+  CHECK(after_space < 0.5 * before_end);
+  CHECK(sure_space * 10 < n_space);
 }
