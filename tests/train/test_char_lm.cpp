@@ -623,49 +623,51 @@ TEST_CASE("measure: the share of generated lines in the five- and seven-characte
   CHECK(heldout[3000] == doctest::Approx(5.08).epsilon(0.002));
 }
 
-// The sampling step's second hint (English): after a space, where a new word
-// starts, the model at 400 steps is usually much less sure of the next
-// character than one letter before the end of a word. Over the held-out text,
-// each position read with the 32 characters before it.
-TEST_CASE("measure: how sure the English model is after a space, and one letter before a word's end (400 steps)" * doctest::skip()) {
-  const std::unique_ptr<TrainRun> owned = corpus_run(RunKind::lm_english);
-  TrainRun& run = *owned;
-  run.run_for(1e9, 400);
-  const data::CharCorpus& c = run.char_corpus();
-  const std::vector<int>& h = c.heldout;
-  auto is_letter = [&](int id) {
-    const std::string& w = c.vocab.words[size_t(id)];
-    return w.size() == 1 && std::isalpha(static_cast<unsigned char>(w[0]));
-  };
-  const int space = c.vocab.id(" ");
-  const int context = run.char_lm()->desc().context;
-  double after_space = 0.0, before_end = 0.0;
-  int n_space = 0, n_end = 0, sure_space = 0, sure_end = 0;
-  for (size_t i = size_t(context); i + 1 < h.size(); ++i) {
-    // Position i is predicted from the characters before it.
-    const bool new_word = h[i - 1] == space;
-    // The last letter of a word of five letters or more.
-    const bool last_letter = i >= 5 && is_letter(h[i]) && !is_letter(h[i + 1]) &&
-                             is_letter(h[i - 1]) && is_letter(h[i - 2]) && is_letter(h[i - 3]) && is_letter(h[i - 4]);
-    if (!new_word && !last_letter) continue;
-    const Mat z = run.char_lm()->logits(std::vector<int>(h.begin() + long(i) - context, h.begin() + long(i)));
-    const auto row = z.row(z.rows() - 1);
-    const double top = 1.0 / (row.array() - row.maxCoeff()).exp().sum();  // the likeliest character's probability
-    if (new_word) {
-      after_space += top;
-      ++n_space;
-      sure_space += top > 0.8;
-    } else {
-      before_end += top;
-      ++n_end;
-      sure_end += top > 0.8;
+// The sampling step's second hint, in each language. English: after a space,
+// where a new word starts, the model at 400 steps is usually much less sure of
+// the next character than one letter before the end of a word of five letters
+// or more. The poems: inside a line (after a character, before a character) it
+// is usually much less sure than after a couplet's "。". Over the held-out
+// text, each position read with the 32 characters before it.
+TEST_CASE("measure: how sure the model is of the next character, where the sampling step's hint says (400 steps)" * doctest::skip()) {
+  for (const RunKind kind : {RunKind::lm_english, RunKind::lm_chinese}) {
+    const bool poems = kind == RunKind::lm_chinese;
+    const std::unique_ptr<TrainRun> owned = corpus_run(kind);
+    TrainRun& run = *owned;
+    run.run_for(1e9, 400);
+    const data::CharCorpus& c = run.char_corpus();
+    const std::vector<int>& h = c.heldout;
+    // A letter (English) or a character of a line (the poems, the unknown one too).
+    auto in_word = [&](int id) {
+      const std::string& w = c.vocab.words[size_t(id)];
+      if (poems) return id == c.vocab.unknown || (w.size() == 3 && w != "，" && w != "。" && w != "？" && w != "！" && w != "；" && w != "：");
+      return w.size() == 1 && std::isalpha(static_cast<unsigned char>(w[0]));
+    };
+    const int space = c.vocab.id(" "), stop = c.vocab.id("。");
+    const int context = run.char_lm()->desc().context;
+    double hard = 0.0, easy = 0.0;  // summed probabilities of the likeliest character
+    int n_hard = 0, n_easy = 0, sure_hard = 0, sure_easy = 0;
+    for (size_t i = size_t(context); i + 1 < h.size(); ++i) {
+      // Position i is predicted from the characters before it.
+      const bool is_hard = poems ? in_word(h[i - 1]) && in_word(h[i]) : h[i - 1] == space;
+      const bool is_easy = poems ? h[i - 1] == stop
+                                 : in_word(h[i]) && !in_word(h[i + 1]) && in_word(h[i - 1]) && in_word(h[i - 2]) &&
+                                       in_word(h[i - 3]) && in_word(h[i - 4]);
+      if (!is_hard && !is_easy) continue;
+      const Mat z = run.char_lm()->logits(std::vector<int>(h.begin() + long(i) - context, h.begin() + long(i)));
+      const auto row = z.row(z.rows() - 1);
+      const double top = 1.0 / (row.array() - row.maxCoeff()).exp().sum();
+      (is_hard ? hard : easy) += top;
+      ++(is_hard ? n_hard : n_easy);
+      (is_hard ? sure_hard : sure_easy) += top > 0.8;
     }
+    hard /= n_hard;
+    easy /= n_easy;
+    MESSAGE(std::string(run_kind_name(kind)) << std::string(poems ? ": inside a line (" : ": after a space (") << n_hard
+                                             << " positions): likeliest at " << hard << " on average, above 0.8 at "
+                                             << sure_hard << std::string(poems ? "; after a couplet's end (" : "; one letter before the end of a long word (")
+                                             << n_easy << "): " << easy << ", above 0.8 at " << sure_easy);
+    CHECK(hard < 0.5 * easy);
+    CHECK(sure_hard * 10 < n_hard);
   }
-  after_space /= n_space;
-  before_end /= n_end;
-  MESSAGE("after a space (" << n_space << " positions): likeliest at " << after_space << " on average, above 0.8 at "
-                            << sure_space << "; one letter before the end of a word of 5 letters or more (" << n_end
-                            << "): " << before_end << ", above 0.8 at " << sure_end);
-  CHECK(after_space < 0.5 * before_end);
-  CHECK(sure_space * 10 < n_space);
 }
