@@ -260,7 +260,7 @@ TEST_CASE("train_lm: the poems' model at the sampling step's 400 steps is sure o
   CHECK(ex->view().mats.at("lm_next")(0, 0) <= 0.8f);
 }
 
-// What the language-model lesson quotes, checked (not run by default: about 80 s):
+// What the language-model lesson quotes, checked (not run by default: about 30 s on two cores, seeds 2 and 3 included):
 //   test_experiments --no-skip -tc="measure: train_lm*"
 // The Chinese reader trains on the poems from the first step (corpus.zh), so
 // "chinese" is also their baselines step, and "chinese-400" their sampling and
