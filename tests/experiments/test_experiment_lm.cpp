@@ -260,7 +260,7 @@ TEST_CASE("train_lm: the poems' model at the sampling step's 400 steps is sure o
   CHECK(ex->view().mats.at("lm_next")(0, 0) <= 0.8f);
 }
 
-// What the language-model lesson quotes, checked (not run by default: about 80 s):
+// What the language-model lesson quotes, checked (not run by default: about 30 s on two cores, seeds 2 and 3 included):
 //   test_experiments --no-skip -tc="measure: train_lm*"
 // The Chinese reader trains on the poems from the first step (corpus.zh), so
 // "chinese" is also their baselines step, and "chinese-400" their sampling and
@@ -313,12 +313,17 @@ TEST_CASE("measure: train_lm over the lesson's 1000 steps, both texts" * doctest
     if (text == "english") {  // baselines: 3.04, 2.29; below from step 200; 1.69 at 1000; induction below 0.02
       CHECK(num(s, "vocab") == 74);  // ln 74 = 4.30
       CHECK(num(s, "parameters") == 111178);
+      // "about six times the translator's" (its 17,341, checked below with the poems)
+      CHECK(num(s, "parameters") / 17341.0 == doctest::Approx(6.4).epsilon(0.01));
       CHECK(num(s, "unigramLoss") == doctest::Approx(3.04).epsilon(0.002));
       CHECK(num(s, "bigramLoss") == doctest::Approx(2.29).epsilon(0.002));
       CHECK(num(s, "belowBigramAt") == 200);
       CHECK(run_status_loss(s) == doctest::Approx(1.69).epsilon(0.003));
       CHECK(num(s, "bigramLoss") - run_status_loss(s) == doctest::Approx(0.60).epsilon(0.01));  // the poems step (zh)
       CHECK(induction_max < 0.02);
+      // The words the baselines step's after-text finds in the last sample.
+      const std::string last = str(s, "sample");
+      for (const char* word : {"the", "shall", "Laws"}) CHECK_MESSAGE(last.find(word) != std::string::npos, word);
     } else if (text == "chinese") {  // 4.50, 4.21, below from 150, 4.03; break scores 1.1 0.45, 2.0 0.37
       CHECK(num(s, "vocab") == 501);  // ln 501 = 6.22
       CHECK(num(s, "parameters") == 166261);
@@ -368,15 +373,34 @@ TEST_CASE("measure: train_lm over the lesson's 1000 steps, both texts" * doctest
       CHECK(induction_max < 0.07);
       CHECK(score("previousTokenScore", 3) == doctest::Approx(0.37).epsilon(0.015));
       CHECK(score("previousTokenScore", 1) == doctest::Approx(0.32).epsilon(0.016));
+      // The costliest-head hint: head 1.2's previous-character score is low (0.135).
+      MESSAGE("1.2 previous-character score " << score("previousTokenScore", 2));
+      CHECK(std::abs(score("previousTokenScore", 2) - 0.135) < 0.0005);
       for (size_t k = 0; k < 4; ++k) CHECK((rise(k) > 0.145 && rise(k) < 0.405));
       CHECK(rise(2) == doctest::Approx(0.40).epsilon(0.0125));
       for (size_t k = 4; k < 8; ++k) CHECK(rise(k) < 0.02);
+      // The induction-formed after-text: with seeds 2 and 3 (the same 400 steps)
+      // no head reaches 0.07 either.
+      for (const char* seed : {"2", "3"}) {
+        auto other = attn::make_experiment("train_lm", lm_settings({{"steps", "400"}, {"seed", seed}}));
+        run_to_end(*other);
+        const attn::json::Value os = other->status();
+        double most = 0.0;
+        for (const attn::json::Value& v : os.find("inductionScore")->items()) most = std::max(most, v.as_number());
+        MESSAGE("english-400, seed " << std::string(seed) << ": highest induction score " << most);
+        CHECK(most < 0.07);
+      }
     }
     for (const char* t : {"0.5", "1.5"}) {
       ex->set_view_setting("temperature", t);
       const std::string sample = str(ex->status(), "sample");
       MESSAGE("temperature " << std::string(t) << ": " << sample);
-      // The start of each sample, as the Chinese reader's sampling step quotes it.
+      // The start of each sample, as the sampling step's after-text quotes it (the
+      // English one at 0.5 after a line break).
+      if (text == "english-400")
+        CHECK(sample.rfind(std::string(t) == "0.5" ? "\nThe States whe to Con whaver tof the tof for the the Law the off States"
+                                                   : "he, hig rftiveh stsravode sujiccowespde.",
+                           0) == 0);
       if (text == "chinese-400" && std::string(t) == "0.5") CHECK(sample.find("\n\n\n\n") != std::string::npos);
       if (text == "chinese-400")
         CHECK(sample.rfind(std::string(t) == "0.5" ? "君山连，云花见，云江云。"
@@ -404,6 +428,22 @@ TEST_CASE("measure: train_lm on the poems: passes in 1000 steps, repeats within 
   MESSAGE("training characters " << c.train.size() << ": " << passes << " passes in 1000 steps; " << c.train_unknown
                                  << " unknown");
   CHECK(passes == doctest::Approx(11.4).epsilon(0.01));
+  CHECK(double(c.train.size()) == doctest::Approx(22000).epsilon(0.025));  // "about 22,000 characters to train on"
+  {  // The English text, as the baselines step's quiz gives it: 50 KB, about five passes in 1000 steps.
+    RunDesc e;
+    e.kind = RunKind::lm_english;
+    const TrainRun english(e);
+    REQUIRE_MESSAGE(english.error().empty(), english.error());
+    const attn::data::CharCorpus& ec = english.char_corpus();
+    const double english_passes = 1000.0 * 8 * 32 / double(ec.train.size());
+    size_t bytes = 0;
+    for (const std::vector<int>* ids : {&ec.train, &ec.heldout})
+      for (int id : *ids) bytes += ec.vocab.words[size_t(id)].size();
+    MESSAGE("English: " << ec.train.size() << " training characters (" << english_passes << " passes in 1000 steps), "
+                        << bytes << " bytes in all");
+    CHECK(english_passes == doctest::Approx(5.0).epsilon(0.1));
+    CHECK(double(bytes) / 1000.0 == doctest::Approx(50).epsilon(0.1));
+  }
   CHECK(double(c.train_unknown) / double(c.train.size()) == doctest::Approx(0.22).epsilon(0.02));  // "a fifth"
   // "More common than any one character": the unknown token is the training
   // text's commonest (so the one the model predicts most often).
