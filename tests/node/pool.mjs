@@ -56,7 +56,9 @@ function read(buffer) {
 
 // ---- A pool: the training worker and `workers - 1` helpers.
 export async function startPool(moduleFile, workers) {
-  const start = () => new Worker(script, { workerData: { module: moduleFile } });
+  // Emscripten's loader reads the .wasm with fetch when node has it, which cannot
+  // read a file path: the workers run without it, as ctest runs node.
+  const start = () => new Worker(script, { workerData: { module: moduleFile }, execArgv: ['--no-experimental-fetch'] });
   const coordinator = start();
   const helpers = [];
   const ports = [];
