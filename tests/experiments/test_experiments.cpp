@@ -40,6 +40,40 @@ const attn::json::Value& run_status(const attn::json::Value& status, size_t i) {
   return runs->items()[i];
 }
 
+// The redirect sweep of the induction lesson's redirect step: over ten held-out
+// sequences, all of the best induction head's last query moved onto every position
+// k it can reach in turn; how often the prediction becomes the letter at k. Also
+// counted without the position the row already reads most (the quiz asks about
+// moving it somewhere else).
+struct RedirectSweep {
+  int follows = 0, tries = 0, moved_follows = 0, moved_tries = 0;
+};
+RedirectSweep redirect_sweep(Experiment& ex, const std::string& head) {
+  RedirectSweep w;
+  const std::string head_key = "head_" + head.substr(0, 1) + "_" + head.substr(2, 1);
+  for (int e = 0; e < 10; ++e) {
+    REQUIRE(ex.set_view_setting("example", std::to_string(e)));
+    REQUIRE(ex.set_view_setting("redirect", "-1"));
+    const attn::Mat own = ex.view().mats.at(head_key);  // the row as the model computes it
+    for (int k = 0; k < 16; ++k) {
+      REQUIRE(ex.set_view_setting("redirect", std::to_string(k)));
+      const attn::json::Value x = ex.status();
+      if (number(x, "redirectKey") != k) break;  // past the last query
+      const bool followed = number(x, "redirectedPrediction") == number(x, "tokenAtKey");
+      w.follows += followed;
+      ++w.tries;
+      Eigen::Index reads = 0;
+      own.row(Eigen::Index(number(x, "redirectRow"))).maxCoeff(&reads);
+      if (reads == k) continue;
+      w.moved_follows += followed;
+      ++w.moved_tries;
+    }
+  }
+  REQUIRE(ex.set_view_setting("example", "0"));
+  REQUIRE(ex.set_view_setting("redirect", "-1"));
+  return w;
+}
+
 }  // namespace
 
 TEST_CASE("every experiment demo previews through the registry without training") {
@@ -314,31 +348,12 @@ TEST_CASE("train_induction: the repeated half drops below the first, and switchi
   MESSAGE("redirected row " << number(r, "redirectRow") << " onto position 2: predicts " << number(r, "redirectedPrediction")
                             << ", token there " << number(r, "tokenAtKey"));
   CHECK(number(r, "redirectedPrediction") == number(r, "tokenAtKey"));
-  // Over ten held-out sequences and every position k of their last row; and the
-  // same without the position the row already reads most (the quiz asks about
-  // moving it somewhere else).
+  // Over ten held-out sequences and every position k of their last row (see
+  // redirect_sweep).
   int follows = 0, tries = 0, moved_follows = 0, moved_tries = 0;
-  const std::string head_key = "head_" + head.substr(0, 1) + "_" + head.substr(2, 1);
   auto sweep = [&] {
-    follows = tries = moved_follows = moved_tries = 0;
-    for (int e = 0; e < 10; ++e) {
-      REQUIRE(ex->set_view_setting("example", std::to_string(e)));
-      REQUIRE(ex->set_view_setting("redirect", "-1"));
-      const attn::Mat own = ex->view().mats.at(head_key);  // the row as the model computes it
-      for (int k = 0; k < 16; ++k) {
-        REQUIRE(ex->set_view_setting("redirect", std::to_string(k)));
-        const attn::json::Value x = ex->status();
-        if (number(x, "redirectKey") != k) break;  // past the last query
-        const bool followed = number(x, "redirectedPrediction") == number(x, "tokenAtKey");
-        follows += followed;
-        ++tries;
-        Eigen::Index reads = 0;
-        own.row(Eigen::Index(number(x, "redirectRow"))).maxCoeff(&reads);
-        if (reads == k) continue;
-        moved_follows += followed;
-        ++moved_tries;
-      }
-    }
+    const RedirectSweep w = redirect_sweep(*ex, head);
+    follows = w.follows, tries = w.tries, moved_follows = w.moved_follows, moved_tries = w.moved_tries;
   };
   // Not always: the other layer-2 head also learned induction and still reads
   // the right position; with it switched off the redirected head decides more
@@ -835,11 +850,17 @@ TEST_CASE("train_translation: forcing one output word's alignment onto another s
   CHECK(attn::live_demos().run("train_translation", settings({{"force_step", "10"}})).error == "'force_step' must be between -1 and 9");
 }
 
-// The induction lesson's translator step forces word 3 onto 我 (seed 1 writes
-// "I love dogs ."); its after-text says what seeds 2 and 3 write there (not run
-// by default): "I love apples ." and, unchanged, "I love China .".
-TEST_CASE("measure: train_translation, word 3 forced onto 我 with seeds 2 and 3" * doctest::skip()) {
-  for (const std::string seed : {"2", "3"}) {
+// The induction lesson's translator quiz forces word 3 ("China") onto 我 in five
+// runs: "seeds 1, 4 and 5 wrote "dogs", seed 2 "apples", and seed 3 kept "China"";
+// no run wrote "I".
+TEST_CASE("train_translation: word 3 forced onto 我, seeds 1 to 5, never gives \"I\"") {
+  const std::map<std::string, std::string> quoted = {{"1", "I love dogs . <eos>"},
+                                                     {"2", "I love apples . <eos>"},
+                                                     {"3", "I love China . <eos>"},
+                                                     {"4", "I love dogs . <eos>"},
+                                                     {"5", "I love dogs . <eos>"}};
+  for (const auto& [seed, expected] : quoted) {
+    CAPTURE(seed);
     auto ex = attn::make_experiment("train_translation", settings({{"seed", seed}}));
     while (!ex->done()) ex->advance(50.0);
     const std::string decoded = ex->status().find("example")->find("decoded")->as_string();
@@ -848,7 +869,8 @@ TEST_CASE("measure: train_translation, word 3 forced onto 我 with seeds 2 and 3
     const std::string forced = ex->status().find("example")->find("forcedDecoded")->as_string();
     MESSAGE("seed " << seed << ": 我 爱 中国 。 decodes to " << decoded << "; word 3 forced onto 我: " << forced);
     CHECK(decoded == "I love China . <eos>");
-    CHECK(forced == (seed == "2" ? "I love apples . <eos>" : "I love China . <eos>"));
+    CHECK(forced == expected);
+    CHECK(forced != "I love I . <eos>");
   }
 }
 
@@ -886,4 +908,41 @@ TEST_CASE("train_induction: the ablation bars give the repeated-half loss rise o
   }
   MESSAGE("best induction head " << best << "; the largest rise: head " << worst);
   CHECK(worst == best);
+}
+
+// The redirect step's quiz asks how often the moved row decides the prediction
+// (seed 1 is pinned above); its explanation and after-text quote seeds 2 and 3:
+// "with seed 2 (scores 0.85 and 0.95) it was 57 of the 96; with seed 3, where only
+// head 2.0 learned induction (2.1 scored 0.06), 93 of the 96", and with the other
+// layer-2 head off "76 and 93".
+TEST_CASE("train_induction redirect, seeds 2 and 3: how often the moved row decides") {
+  for (const std::string seed : {"2", "3"}) {
+    CAPTURE(seed);
+    auto ex = attn::make_experiment("train_induction", settings({{"steps", "300"}, {"seed", seed}}));
+    while (!ex->done()) ex->advance(50.0);
+    const std::string head = ex->status().find("bestInductionHead")->as_string();
+    const attn::Mat sc = ex->view().mats.at("head_scores");  // (4, 2) rows 1.0 1.1 2.0 2.1
+    const RedirectSweep both = redirect_sweep(*ex, head);
+    const std::string other = head == "2.1" ? "2.0" : "2.1";
+    REQUIRE(ex->set_view_setting("ablate", other));
+    const RedirectSweep alone = redirect_sweep(*ex, head);
+    MESSAGE("seed " << seed << ": best head " << head << "; induction scores 2.0 " << sc(2, 0) << ", 2.1 " << sc(3, 0) << "; moved: "
+                    << both.moved_follows << " of " << both.moved_tries << "; with " << other << " off: " << alone.moved_follows
+                    << " of " << alone.moved_tries);
+    CHECK(both.moved_tries == 96);
+    CHECK(alone.moved_tries == 96);
+    if (seed == "2") {
+      CHECK(head == "2.1");
+      CHECK(sc(2, 0) == doctest::Approx(0.85).epsilon(0.01));
+      CHECK(sc(3, 0) == doctest::Approx(0.95).epsilon(0.01));
+      CHECK(both.moved_follows == 57);
+      CHECK(alone.moved_follows == 76);
+    } else {
+      CHECK(head == "2.0");
+      CHECK(sc(2, 0) == doctest::Approx(0.90).epsilon(0.01));
+      CHECK(std::abs(sc(3, 0) - 0.06) < 0.005);
+      CHECK(both.moved_follows == 93);
+      CHECK(alone.moved_follows == 93);
+    }
+  }
 }
