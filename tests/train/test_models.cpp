@@ -520,12 +520,26 @@ TEST_CASE("sentiment model: a desc that does not fit is named, the shape tables 
 
 // Measurements behind the sentiment lesson's numbers (not run by default):
 //   test_train --no-skip -tc="measure: sentiment*"
-TEST_CASE("measure: sentiment attention received by word role" * doctest::skip()) {
+//
+// What the heads step reports for one seed after 600 steps: the attention each
+// head gives each word role over all 600 held-out reviews, as a multiple of an
+// even share (role[h][r]), and each head's most-looked-at word on the first 30
+// test reviews (" h1:not h2:i ...", top[k]).
+struct HeadsReport {
+  int heads = 0;
+  std::vector<std::vector<double>> role;
+  std::vector<std::string> top;
+  std::vector<std::string> reviews;
+  double at(int h, data::WordRole r) const { return role[size_t(h - 1)][size_t(r)]; }
+};
+static HeadsReport measure_heads(uint64_t seed) {
   RunDesc d;
   d.kind = RunKind::sentiment;
+  d.seed = seed;
   TrainRun run(d);
   run.run_for(1e9, 600);
-  const int heads = run.sentiment()->desc().heads;
+  HeadsReport out;
+  const int heads = out.heads = run.sentiment()->desc().heads;
   std::vector<std::vector<double>> sum(size_t(heads), std::vector<double>(7, 0.0));
   std::vector<double> count(7, 0.0);
   for (const data::Review& r : run.sentiment_data().test) {
@@ -536,12 +550,14 @@ TEST_CASE("measure: sentiment attention received by word role" * doctest::skip()
       for (int h = 0; h < heads; ++h) sum[size_t(h)][size_t(role)] += double(rec(h, long(i))) * double(r.words.size());
     }
   }
+  out.role = sum;
   for (int h = 0; h < heads; ++h) {
     std::string line;
-    for (int role = 0; role < 7; ++role)
-      line += std::string(" ") + data::word_role_name(data::WordRole(role)) + " " +
-              std::to_string(count[size_t(role)] > 0 ? sum[size_t(h)][size_t(role)] / count[size_t(role)] : 0.0);
-    MESSAGE("head " << h + 1 << ":" << line);
+    for (int role = 0; role < 7; ++role) {
+      out.role[size_t(h)][size_t(role)] = count[size_t(role)] > 0 ? sum[size_t(h)][size_t(role)] / count[size_t(role)] : 0.0;
+      line += std::string(" ") + data::word_role_name(data::WordRole(role)) + " " + std::to_string(out.role[size_t(h)][size_t(role)]);
+    }
+    MESSAGE("seed " << seed << ", head " << h + 1 << ":" << line);
   }
   for (int k = 0; k < 30; ++k) {
     const data::Review& r = run.sentiment_data().test[size_t(k)];
@@ -552,18 +568,24 @@ TEST_CASE("measure: sentiment attention received by word role" * doctest::skip()
       rec.row(h).maxCoeff(&j);
       line += " h" + std::to_string(h + 1) + ":" + r.words[size_t(j)];
     }
-    MESSAGE("review " << k << " (" << r.label << "): " << data::join_words(r.words) << " |" << line);
-    if (k == 0) {
-      // "On review 0, heads 1 and 3 look most at "not", head 4 at "fantastic",
-      // and head 2 ... at "i"."
-      CHECK(data::join_words(r.words) == "i thought the coffee was not fantastic .");
-      CHECK(line == " h1:not h2:i h3:not h4:fantastic");
-    }
+    MESSAGE("seed " << seed << ", review " << k << " (" << r.label << "): " << data::join_words(r.words) << " |" << line);
+    out.top.push_back(line);
+    out.reviews.push_back(data::join_words(r.words));
   }
+  return out;
+}
+
+TEST_CASE("measure: sentiment attention received by word role" * doctest::skip()) {
+  const HeadsReport rep = measure_heads(1);
+  // "On review 0, heads 1 and 3 look most at "not", head 4 at "fantastic", and
+  // head 2 ... at "i"."
+  CHECK(rep.reviews[0] == "i thought the coffee was not fantastic .");
+  CHECK(rep.top[0] == " h1:not h2:i h3:not h4:fantastic");
+  const int heads = rep.heads;
+  const auto role = [&](int h, data::WordRole r) { return rep.at(h, r); };
   // The heads step's after-text (seed 1, 600 steps, all 600 held-out reviews, a
   // multiple of an even share), each to the precision it is quoted with.
   REQUIRE(heads == 4);
-  const auto role = [&](int h, data::WordRole r) { return sum[size_t(h - 1)][size_t(r)] / count[size_t(r)]; };
   using R = data::WordRole;
   for (int h : {1, 3}) {
     CAPTURE(h);
@@ -580,6 +602,35 @@ TEST_CASE("measure: sentiment attention received by word role" * doctest::skip()
   CHECK(std::abs(role(4, R::positive) - 11.1) < 0.05);     // "head 4 ... positive words 11.1"
   CHECK(std::abs(role(4, R::negative) - 0.002) < 0.0005);  // "and negative ones 0.002"
   CHECK(std::abs(role(4, R::negation) - 4.7) < 0.05);      // "and negation words 4.7"
+}
+
+// The heads step's quiz asks whether the four heads all look at the same word of
+// review 0 (seed 1 above); its after-text says what seeds 2 and 3 give there and
+// what recurred in all three runs.
+TEST_CASE("measure: sentiment heads, seeds 1 to 3" * doctest::skip()) {
+  using R = data::WordRole;
+  for (uint64_t seed : {1, 2, 3}) {
+    CAPTURE(seed);
+    const HeadsReport rep = measure_heads(seed);
+    REQUIRE(rep.heads == 4);
+    REQUIRE(rep.reviews[0] == "i thought the coffee was not fantastic .");
+    // "on review 0 three heads look most at "not", and the fourth at "i" (seed 2)
+    // or "the" (seed 3)"; seed 1 as pinned above.
+    const char* top0[3] = {" h1:not h2:i h3:not h4:fantastic", " h1:not h2:not h3:not h4:i", " h1:not h2:not h3:not h4:the"};
+    CHECK(rep.top[0] == top0[seed - 1]);
+    // "at least two heads gather the negation words (more than 10 times an even
+    // share), and one head looks at negative words (more than 10) and hardly at
+    // negation words (less than 2). Only seed 1 grew a head for the positive words."
+    int negation = 0, negative = 0, positive = 0;
+    for (int h = 1; h <= 4; ++h) {
+      negation += rep.at(h, R::negation) > 10.0;
+      negative += rep.at(h, R::negative) > 10.0 && rep.at(h, R::negation) < 2.0;
+      positive += rep.at(h, R::positive) > 10.0;
+    }
+    CHECK(negation >= 2);
+    CHECK(negative >= 1);
+    CHECK(positive == (seed == 1 ? 1 : 0));
+  }
 }
 
 TEST_CASE("measure: sentiment options" * doctest::skip()) {
@@ -773,6 +824,13 @@ TEST_CASE("convergence: the sentiment model without the padding mask stalls, wit
                                   << "; B with 8 more pads: " << b_flips << " changed");
   CHECK(a_right == 283);
   CHECK(a_flips == 317);
+  // mask-forgotten's explanation: the held-out reviews are half positive and half
+  // negative, so answers that no longer depend on the review flip about half.
+  int positive = 0;
+  for (const data::Review& r : test) positive += r.label;
+  MESSAGE(positive << " of " << test.size() << " held-out reviews are positive");
+  CHECK(positive > 270);
+  CHECK(positive < 330);
   CHECK(a_on_pads / double(test.size()) == doctest::Approx(0.44).epsilon(0.02));
   CHECK(b_flips == 34);
   const data::Review& r2 = test[2];
