@@ -462,20 +462,33 @@ TEST_CASE("measure: train_lm on the poems: passes in 1000 steps, repeats within 
   // Copying, as an induction head would: at each held-out position whose
   // character came before within the window, the character after its latest
   // copy, against the character that really follows.
-  const std::vector<int>& h = c.heldout;
+  const auto copying = [](const std::vector<int>& h, long* positions, long* repeated, long* right) {
+    *positions = *repeated = *right = 0;
+    for (size_t i = 1; i + 1 < h.size(); ++i) {
+      ++*positions;
+      for (size_t j = i; j-- > 0 && i - j < 32;)
+        if (h[j] == h[i]) {
+          ++*repeated;
+          *right += h[j + 1] == h[i + 1];
+          break;
+        }
+    }
+  };
   long positions = 0, repeated = 0, right = 0;
-  for (size_t i = 1; i + 1 < h.size(); ++i) {
-    ++positions;
-    for (size_t j = i; j-- > 0 && i - j < 32;)
-      if (h[j] == h[i]) {
-        ++repeated;
-        right += h[j + 1] == h[i + 1];
-        break;
-      }
-  }
+  copying(c.heldout, &positions, &repeated, &right);
   MESSAGE(repeated << " of " << positions << " held-out positions repeat a character of the window; copying is right at " << right);
   CHECK(double(repeated) / double(positions) == doctest::Approx(0.48).epsilon(0.02));  // "nearly half"
   CHECK(double(right) / double(repeated) == doctest::Approx(0.20).epsilon(0.03));      // "about one in five"
+  {  // The same for the English text's held-out part, as induction-formed's English explanation quotes it.
+    RunDesc e;
+    e.kind = RunKind::lm_english;
+    const TrainRun english(e);
+    copying(english.char_corpus().heldout, &positions, &repeated, &right);
+    MESSAGE("English: " << repeated << " of " << positions << " held-out positions repeat a character of the window; copying is right at "
+                        << right);
+    CHECK(double(repeated) / double(positions) == doctest::Approx(0.76).epsilon(0.02));  // "about three positions in four"
+    CHECK(double(right) / double(repeated) == doctest::Approx(0.13).epsilon(0.05));      // "about 1 time in 8 (13%)"
+  }
   // Pairs of characters next to each other in a sample (no mark or line break
   // between them) that also stand next to each other somewhere in the training
   // poems, at the sampling step's 400 steps.
