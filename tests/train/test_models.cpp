@@ -227,6 +227,23 @@ TEST_CASE("data: sentiment reviews are distinct, balanced, bilingual, names and 
     CHECK(name_neg[id] > total / 4);
   }
   CHECK(checked == 32);  // 8 names + 8 places per language
+  // The heads step of the sentiment lesson: "Test review 0 ... negative. Reviews 8
+  // (English, positive) and 24 (Chinese, negative) are negated too. ... reviews that
+  // have no negation word, such as review 7." (The page's review k is test[k] of
+  // the run's data.)
+  RunDesc d;
+  d.kind = RunKind::sentiment;
+  const TrainRun run(d);
+  const auto& test = run.sentiment_data().test;
+  const auto negated_review = [](const data::Review& r) {
+    for (const std::string& w : r.words)
+      if (data::sentiment_word_role(w) == data::WordRole::negation) return true;
+    return false;
+  };
+  CHECK((test[0].label == 0 && !test[0].chinese && negated_review(test[0])));
+  CHECK((test[8].label == 1 && !test[8].chinese && negated_review(test[8])));
+  CHECK((test[24].label == 0 && test[24].chinese && negated_review(test[24])));
+  CHECK_FALSE(negated_review(test[7]));
   CHECK(data::sentiment_word_role("delicious") == data::WordRole::positive);
   CHECK(data::sentiment_word_role("难吃") == data::WordRole::negative);
   CHECK(data::sentiment_word_role("杭州") == data::WordRole::place);
