@@ -47,7 +47,8 @@ class KvCacheExperiment : public TextTrainingExperiment {
     o.window = std::max(0, setting_or(in, "window", 0));
     o.sinks = o.window > 0 ? std::clamp(setting_or(in, "sinks", 0), 0, o.window) : 0;
     std::vector<int> kv = {setting_or(in, "kv_heads", 4)};
-    if (text_or(in, "compare", "off") == "on") kv.push_back(setting_or(in, "kv_heads_b", 1));
+    compare_ = text_or(in, "compare", "off") == "on";
+    if (compare_) kv.push_back(setting_or(in, "kv_heads_b", 1));
     if (kv.size() == 2 && kv[0] == kv[1]) kv.pop_back();  // the same model twice says nothing
     for (int k : kv) {
       train::RunDesc d = seeded(in);
@@ -102,7 +103,19 @@ class KvCacheExperiment : public TextTrainingExperiment {
     return [this, got = std::move(got)]() mutable { timed_ = std::move(got); };
   }
 
-  void add_controls(DemoOutputs& out) const override { add_corpus_choice(out); }
+  // Each choice but the slider starts the models again (a fresh experiment).
+  void add_controls(DemoOutputs& out) const override {
+    add_corpus_choice(out);
+    const std::vector<std::string> kv = {"1", "2", "4"};
+    out.panels.push_back(demo_impl::choice_panel("position", tr("Positions", "位置方式"), {"learned", "sinusoidal", "rope", "alibi", "none"}));
+    out.panels.push_back(demo_impl::choice_panel("window", tr("Window (0: every earlier key)", "窗口（0：所有更早的键）"), {"0", "4", "8", "16", "32"}));
+    if (options().window > 0)
+      out.panels.push_back(demo_impl::choice_panel("sinks", tr("Sinks: first positions every query sees", "汇点：每个查询都看得见的开头几个位置"), {"0", "1", "2", "4"}));
+    out.panels.push_back(demo_impl::choice_panel("kv_heads", tr("Key/value heads (4 query heads)", "键/值头数（4 个查询头）"), kv));
+    out.panels.push_back(demo_impl::choice_panel("compare", tr("Train a second model beside it", "在旁边再训练一个模型"), {"off", "on"}));
+    if (tracks().size() > 1 || compare_)
+      out.panels.push_back(demo_impl::choice_panel("kv_heads_b", tr("The second model's key/value heads", "第二个模型的键/值头数"), kv));
+  }
 
   void add_panels(DemoOutputs& out) const override {
     if (failed()) return add_text_error(out);
@@ -116,7 +129,7 @@ class KvCacheExperiment : public TextTrainingExperiment {
     std::vector<std::string> rows, cols;
     for (int l = 0; l < size.layers; ++l) rows.push_back("layer " + std::to_string(l + 1));
     for (int p = first; p < upto; ++p) {
-      cols.push_back(p < int(g.chars.size()) ? shown_char(g.chars[size_t(p)]) : "?");
+      cols.push_back(p < int(g.chars.size()) ? shown_char(g.chars[size_t(p)]) : std::to_string(p + 1));
       const bool kept = held_at(p, upto);
       for (int l = 0; l < size.layers; ++l) held(l, p - first) = kept ? 1.0f : 0.0f;
     }
@@ -177,6 +190,14 @@ class KvCacheExperiment : public TextTrainingExperiment {
   const train::CharLm& model(size_t k) const { return *static_cast<const train::TrainRun&>(*tracks()[k].run).char_lm(); }
   const data::CharCorpus& corpus() const { return tracks()[0].run->char_corpus(); }
   const train::DecoderOptions& options() const { return tracks()[0].desc.decoder; }
+  // The model's sizes, known before it is built (a preview draws the panels of
+  // a model not yet built): the lesson's CharLmDesc with this track's options.
+  static const train::CharLmDesc& sizes() {
+    static const train::CharLmDesc d;
+    return d;
+  }
+  int kv_heads(size_t k) const { return train::kv_heads_of(tracks()[k].desc.decoder, sizes().heads); }
+  static int d_head() { return sizes().d_model / sizes().heads; }
 
   std::vector<int> prompt() const {
     const std::vector<int>& h = corpus().heldout;
@@ -194,21 +215,20 @@ class KvCacheExperiment : public TextTrainingExperiment {
   // model re-reads its last `context` characters.
   bool held_at(int p, int upto) const {
     const train::DecoderOptions& o = options();
-    if (o.position == train::PositionKind::learned) return upto - p <= model(0).desc().context;
+    if (o.position == train::PositionKind::learned) return upto - p <= sizes().context;
     return o.window <= 0 || upto - 1 - p < o.window || p < o.sinks;
   }
   // The cache of track k after `upto` characters (CharLmCache::size's sums,
   // without running it).
   train::CacheSize cache_size(size_t k, int upto) const {
-    const train::CharLm& m = model(k);
     train::CacheSize c;
-    c.layers = m.desc().layers;
+    c.layers = sizes().layers;
     int entries = 0;
     for (int p = 0; p < upto; ++p) entries += held_at(p, upto) ? 1 : 0;
     c.entries = entries;
     const train::DecoderOptions& o = options();
-    c.capacity = o.position == train::PositionKind::learned ? m.desc().context : o.window > 0 ? o.window + o.sinks : 0;
-    c.numbers_per_entry = 2 * m.kv_heads() * m.d_head();
+    c.capacity = o.position == train::PositionKind::learned ? sizes().context : o.window > 0 ? o.window + o.sinks : 0;
+    c.numbers_per_entry = 2 * kv_heads(k) * d_head();
     c.numbers = (long long)c.layers * c.entries * c.numbers_per_entry;
     c.bytes = c.numbers * 4;
     return c;
@@ -218,7 +238,7 @@ class KvCacheExperiment : public TextTrainingExperiment {
     LocalText t;
     for (size_t k = 0; k < tracks().size(); ++k) {
       const train::CacheSize c = cache_size(k, upto);
-      const std::string kv = std::to_string(model(k).kv_heads()), dh = std::to_string(model(k).d_head());
+      const std::string kv = std::to_string(kv_heads(k)), dh = std::to_string(d_head());
       add_line(t,
                tracks()[k].name + ": " + std::to_string(c.layers) + " layers × " + std::to_string(c.entries) + " positions × (2 × " + kv +
                    " heads × " + dh + ") = " + std::to_string(c.numbers) + " numbers, " + std::to_string(c.bytes) + " bytes in float32",
@@ -255,7 +275,7 @@ class KvCacheExperiment : public TextTrainingExperiment {
                                         "横轴：已生成的字符数；纵轴：生成下一个字符的乘加次数"));
     p.label_text["with the cache"] = tr("with the cache", "用缓存");
     p.label_text["re-reading the text"] = tr("re-reading the text", "每次重读全文");
-    p.x_mark = float(model(0).desc().context - kPromptChars);
+    p.x_mark = float(sizes().context - kPromptChars);
     out.panels.push_back(std::move(p));
   }
 
@@ -351,6 +371,7 @@ class KvCacheExperiment : public TextTrainingExperiment {
   }
 
   bool chinese_ = false;
+  bool compare_ = false;
   int shown_ = kLongChars;
   std::vector<Timed> timed_;
   mutable Generated gen_;

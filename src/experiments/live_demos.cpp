@@ -27,17 +27,6 @@ void check_lm(const DemoInputs& in, std::vector<Problem>& problems) {
   if (!check_lm_prompt(setting(in, "prompt"), &why)) problems.push_back({"prompt", why});
 }
 
-// Sinks are kept positions of a window: none without one, and never more than it.
-void check_windows(const DemoInputs& in, std::vector<Problem>& problems) {
-  for (const char* b : {"", "_b"}) {
-    const std::string w = std::string("window") + b, s = std::string("sinks") + b;
-    if (!in.settings.count(w) || !in.settings.count(s)) continue;
-    const int window = std::atoi(setting(in, w).c_str()), sink = std::atoi(setting(in, s).c_str());
-    if (sink > 0 && window == 0) problems.push_back({s, "'" + s + "' keeps positions of a window: set '" + w + "' first"});
-    else if (sink > window) problems.push_back({s, "'" + s + "' must not exceed '" + w + "'"});
-  }
-}
-
 // A text setting that may be left empty (empty = off).
 ParamSpec optional_text_param(const std::string& name) {
   ParamSpec p = text_param(name, "");
@@ -119,7 +108,7 @@ void add_live_demos(std::vector<DemoEntry>& r) {
                                         choice_param("position", kinds, "learned"), choice_param("window", windows, "0"),
                                         choice_param("sinks", sinks, "0"), choice_param("position_b", kinds, "rope"),
                                         choice_param("window_b", windows, "0"), choice_param("sinks_b", sinks, "0")}),
-               check_windows, run_positions});
+               check_nothing, run_positions});
   r.push_back({"train_kv_cache",
                training_params("400", {choice_param("corpus", {"english", "chinese"}, "english"),
                                        choice_param("position", kinds, "rope"), choice_param("window", windows, "0"),
@@ -127,7 +116,7 @@ void add_live_demos(std::vector<DemoEntry>& r) {
                                        choice_param("compare", {"off", "on"}, "off"),
                                        choice_param("kv_heads_b", {"1", "2", "4"}, "1"),
                                        number_param("shown", 0, 128, true, "128")}),
-               check_windows, run_kv_cache});
+               check_nothing, run_kv_cache});
   r.push_back({"timing", {choice_param("d", {"16", "32", "64"}, "32")}, check_nothing, run_timing});
 }
 

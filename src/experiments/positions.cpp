@@ -118,7 +118,20 @@ class PositionsExperiment : public TextTrainingExperiment {
     };
   }
 
-  void add_controls(DemoOutputs& out) const override { add_corpus_choice(out); }
+  // Each choice starts both models again (a fresh experiment).
+  void add_controls(DemoOutputs& out) const override {
+    add_corpus_choice(out);
+    const std::vector<std::string> kinds = {"learned", "sinusoidal", "rope", "alibi", "none"};
+    const std::vector<std::string> windows = {"0", "4", "8", "16", "32"}, sinks = {"0", "1", "2", "4"};
+    out.panels.push_back(demo_impl::choice_panel("position", tr("Model A's positions", "模型 A 的位置方式"), kinds));
+    out.panels.push_back(demo_impl::choice_panel("window", tr("Model A's window (0: every earlier key)", "模型 A 的窗口（0：所有更早的键）"), windows));
+    if (tracks()[0].desc.decoder.window > 0)
+      out.panels.push_back(demo_impl::choice_panel("sinks", tr("Model A's sinks: first positions every query sees", "模型 A 的汇点：每个查询都看得见的开头几个位置"), sinks));
+    out.panels.push_back(demo_impl::choice_panel("position_b", tr("Model B's positions", "模型 B 的位置方式"), kinds));
+    out.panels.push_back(demo_impl::choice_panel("window_b", tr("Model B's window (0: every earlier key)", "模型 B 的窗口（0：所有更早的键）"), windows));
+    if (tracks()[1].desc.decoder.window > 0)
+      out.panels.push_back(demo_impl::choice_panel("sinks_b", tr("Model B's sinks: first positions every query sees", "模型 B 的汇点：每个查询都看得见的开头几个位置"), sinks));
+  }
 
   void add_panels(DemoOutputs& out) const override {
     if (failed()) return add_text_error(out);
@@ -127,9 +140,6 @@ class PositionsExperiment : public TextTrainingExperiment {
     // (NaN where a model has no value: the plot leaves it out).
     Mat xs(1, n), ys = Mat::Constant(Eigen::Index(tracks().size()), n, std::nanf(""));
     for (int i = 0; i < n; ++i) xs(0, i) = float(i + 1);
-    // The means the lesson quotes: inside the training length, and the last
-    // quarter of the read (positions 3c+1 .. 4c). NaN where a model has no value.
-    Mat means = Mat::Constant(Eigen::Index(tracks().size()), 2, std::nanf(""));
     std::vector<std::string> series;
     LocalText note;
     for (size_t k = 0; k < tracks().size(); ++k) {
@@ -137,9 +147,9 @@ class PositionsExperiment : public TextTrainingExperiment {
       if (k >= reach_.size()) continue;
       const train::PositionLosses& r = reach_[k];
       for (int i = 0; i < r.reach && i < n; ++i) ys(Eigen::Index(k), i) = float(r.loss[size_t(i)]);
+      // The means the lesson quotes: inside the training length, and the last
+      // quarter of the read (positions 3c+1 .. 4c); NaN where a model has no value.
       const double inside = r.mean(0, c), far = r.mean(n - c, n);
-      means(Eigen::Index(k), 0) = float(inside);
-      means(Eigen::Index(k), 1) = float(far);
       const std::string range = std::to_string(n - c + 1) + "–" + std::to_string(n);
       if (std::isnan(far))
         add_line(note, tracks()[k].name + ": " + fmt(float(inside)) + " nats per character at positions 1–" + std::to_string(c) +
@@ -162,7 +172,6 @@ class PositionsExperiment : public TextTrainingExperiment {
                    std::to_string(n) + " 个字符的留出文本；模型训练时的窗口是 " + std::to_string(c) + " 个字符。");
     out.mats["reach_x"] = xs;
     out.mats["reach"] = ys;
-    out.mats["reach_means"] = means;
     Panel p = demo_impl::lines_panel("reach", "reach", "reach_x",
                                      tr("Held-out loss at each position, read to " + std::to_string(kReachFactor) + "× the training length",
                                         "每个位置上的留出集损失，一直读到训练长度的 " + std::to_string(kReachFactor) + " 倍"),
