@@ -87,6 +87,7 @@ struct Panel {
   std::vector<LocalText> option_labels;  // choice: what to show for each option (same
                                          // order; empty = show the option text itself)
   float min = 0.0f, max = 1.0f, step = 0.0f;
+  float x_mark = 0.0f;      // line_plot: a dashed vertical line at this x (> 0), e.g. a training length
   LocalText text;           // note / shapes / vector_plot caption, already formatted
 };
 

@@ -21,6 +21,8 @@ const ExperimentEntry kExperiments[] = {
     {"train_induction", experiment_impl::make_induction_experiment},
     {"train_word_order", experiment_impl::make_order_experiment},
     {"train_lm", experiment_impl::make_lm_experiment},
+    {"train_positions", experiment_impl::make_positions_experiment},
+    {"train_kv_cache", experiment_impl::make_kv_cache_experiment},
     {"timing", experiment_impl::make_timing_experiment},
 };
 }  // namespace

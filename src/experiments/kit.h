@@ -95,6 +95,8 @@ std::unique_ptr<Experiment> make_hard_attention_experiment(const DemoInputs& in)
 std::unique_ptr<Experiment> make_induction_experiment(const DemoInputs& in);       // train_induction
 std::unique_ptr<Experiment> make_order_experiment(const DemoInputs& in);           // train_word_order
 std::unique_ptr<Experiment> make_lm_experiment(const DemoInputs& in);              // train_lm
+std::unique_ptr<Experiment> make_positions_experiment(const DemoInputs& in);       // train_positions
+std::unique_ptr<Experiment> make_kv_cache_experiment(const DemoInputs& in);        // train_kv_cache
 std::unique_ptr<Experiment> make_timing_experiment(const DemoInputs& in);          // timing
 
 }  // namespace attn::experiment_impl

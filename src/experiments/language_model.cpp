@@ -9,7 +9,7 @@
 
 #include "base/rng.h"
 #include "data/text_corpus.h"
-#include "experiments/training.h"
+#include "experiments/text_training.h"
 #include "train/char_lm.h"
 #include "train/ngram.h"
 
@@ -34,7 +34,7 @@ bool is_break(const std::string& c) {
   return std::any_of(std::begin(kMarks), std::end(kMarks), [&](const char* m) { return c == m; });
 }
 
-class LmExperiment : public TrainingExperiment {
+class LmExperiment : public TextTrainingExperiment {
  public:
   explicit LmExperiment(const DemoInputs& in) {
     corpus_ = text_or(in, "corpus", "english");
@@ -51,17 +51,6 @@ class LmExperiment : public TrainingExperiment {
     set_budget(setting_or(in, "steps", 1000), 50);
     for (const char* name : {"temperature", "top_k", "prompt", "ablate", "show"})
       set_view_setting(name, text_or(in, name, ""));
-  }
-
-  // A run that could not get its text (no corpus yet) trains nothing and says why.
-  bool done() const override { return failed() || TrainingExperiment::done(); }
-  int advance(double budget_ms) override {
-    prepare();
-    return failed() ? 0 : TrainingExperiment::advance(budget_ms);
-  }
-  void step_once() override {
-    prepare();
-    if (!failed()) TrainingExperiment::step_once();
   }
 
   bool set_view_setting(const std::string& name, const std::string& value) override {
@@ -81,14 +70,12 @@ class LmExperiment : public TrainingExperiment {
     } else if (name == "show") {
       if (!head_of(value, &show_l_, &show_h_)) show_l_ = show_h_ = 0;
     } else {
-      return TrainingExperiment::set_view_setting(name, value);
+      return TextTrainingExperiment::set_view_setting(name, value);
     }
     return true;
   }
 
  protected:
-  LocalText accuracy_name() const override { return tr("next-character accuracy", "下一个字符的准确率"); }
-
   void on_prepared() override {
     if (failed()) return;
     const data::CharCorpus& c = corpus();
@@ -149,7 +136,7 @@ class LmExperiment : public TrainingExperiment {
                     "(it stays on this device).",
                  "还没有你自己的文本：把文本粘贴到课文旁边的框里，或把 .txt 文件拖放进去（文本只留在这台设备上）。");
       else
-        add_line(t, "The text could not be loaded: " + tracks()[0].run->error(), "没能载入文本：" + tracks()[0].run->error());
+        return add_text_error(out);
       out.panels.push_back(demo_impl::note_panel("text-error", tr("The text", "文本"), t));
       return;
     }
@@ -226,7 +213,6 @@ class LmExperiment : public TrainingExperiment {
   }
 
  private:
-  bool failed() const { return prepared() && !tracks()[0].run->error().empty(); }
   const train::CharLm& model() const { return *static_cast<const train::TrainRun&>(*tracks()[0].run).char_lm(); }
   const data::CharCorpus& corpus() const { return tracks()[0].run->char_corpus(); }
   int layers() const { return train::CharLmDesc().layers; }
@@ -555,7 +541,8 @@ std::unique_ptr<Experiment> make_lm_experiment(const DemoInputs& in) { return st
 namespace attn {
 
 bool experiment_text(const std::string& demo, const DemoInputs& in, std::string* corpus) {
-  if (demo != "train_lm") return false;
+  // train_positions and train_kv_cache read the same two texts (not the learner's own).
+  if (demo != "train_lm" && demo != "train_positions" && demo != "train_kv_cache") return false;
   auto it = in.settings.find("corpus");
   const std::string which = it == in.settings.end() ? "english" : it->second;
   *corpus = data::text_corpus_name(which == "chinese" ? data::TextCorpusKind::tang_poems

@@ -43,6 +43,8 @@ DemoOutputs run_hard_attention(const DemoInputs& in) { return preview("train_har
 DemoOutputs run_induction(const DemoInputs& in) { return preview("train_induction", in); }
 DemoOutputs run_word_order(const DemoInputs& in) { return preview("train_word_order", in); }
 DemoOutputs run_lm(const DemoInputs& in) { return preview("train_lm", in); }
+DemoOutputs run_positions(const DemoInputs& in) { return preview("train_positions", in); }
+DemoOutputs run_kv_cache(const DemoInputs& in) { return preview("train_kv_cache", in); }
 DemoOutputs run_timing(const DemoInputs& in) { return preview("timing", in); }
 
 // Every training experiment: its seed, its step budget, and (where it has one)
@@ -99,6 +101,22 @@ void add_live_demos(std::vector<DemoEntry>& r) {
                                         choice_param("show", {"1.0", "1.1", "1.2", "1.3", "2.0", "2.1", "2.2", "2.3"}, "1.0"),
                                         choice_param("heads", {"off", "on"}, "off")}),
                check_lm, run_lm});
+  const std::vector<std::string> kinds = {"learned", "sinusoidal", "rope", "alibi", "none"};
+  const std::vector<std::string> windows = {"0", "4", "8", "16", "32"}, sinks = {"0", "1", "2", "4"};
+  r.push_back({"train_positions",
+               training_params("1000", {choice_param("corpus", {"english", "chinese"}, "english"),
+                                        choice_param("position", kinds, "learned"), choice_param("window", windows, "0"),
+                                        choice_param("sinks", sinks, "0"), choice_param("position_b", kinds, "rope"),
+                                        choice_param("window_b", windows, "0"), choice_param("sinks_b", sinks, "0")}),
+               check_nothing, run_positions});
+  r.push_back({"train_kv_cache",
+               training_params("400", {choice_param("corpus", {"english", "chinese"}, "english"),
+                                       choice_param("position", kinds, "rope"), choice_param("window", windows, "0"),
+                                       choice_param("sinks", sinks, "0"), choice_param("kv_heads", {"1", "2", "4"}, "4"),
+                                       choice_param("compare", {"off", "on"}, "off"),
+                                       choice_param("kv_heads_b", {"1", "2", "4"}, "1"),
+                                       number_param("shown", 0, 128, true, "128")}),
+               check_nothing, run_kv_cache});
   r.push_back({"timing", {choice_param("d", {"16", "32", "64"}, "32")}, check_nothing, run_timing});
 }
 

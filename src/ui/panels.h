@@ -130,6 +130,7 @@ struct PlotView {
   std::vector<std::string> group_labels;   // bars: below each group (or each bar when one group)
   float max_width = 0.0f;                  // 0 = default size
   std::string axes;                        // caption naming the axes, below the plot
+  float x_mark = 0.0f;                     // line: a dashed vertical line at this x (> 0)
   std::string lang = "en";                 // for the "no points yet" line
 };
 void plot(const PlotView& view);

@@ -150,6 +150,12 @@ void line_plot(const PlotView& view, float width) {
     last_right = sx + tw * 0.5f;
   }
   dl->PushClipRect(ImVec2(f.a.x - 4, f.a.y - 4), ImVec2(f.b.x + 4, f.b.y + 4), true);
+  // The marked x (a training length): a dashed vertical line under the series.
+  if (view.x_mark > 0.0f && view.x_mark >= xr.lo && view.x_mark <= xr.hi) {
+    const float sx = x_to_screen(view.x_mark);
+    for (float y = f.a.y; y < f.b.y; y += 8.0f)
+      dl->AddLine(ImVec2(sx, y), ImVec2(sx, std::min(y + 4.0f, f.b.y)), IM_COL32(90, 96, 110, 220), 1.5f);
+  }
   for (Eigen::Index s = 0; s < ys.rows(); ++s) {
     for (Eigen::Index j = 0; j + 1 < n; ++j) {
       if (!std::isfinite(ys(s, j)) || !std::isfinite(ys(s, j + 1))) continue;

@@ -146,8 +146,16 @@ std::string run_problem(const std::string& demo, const DemoInputs& in, DemoOutpu
   const DemoOutputs out = run_demo(demo, in);
   if (!out.error.empty()) return "demo error: " + out.error;
   if (out.panels.empty()) return "no panels";
+  // A line plot's series may have no value at some x (a learned position table
+  // past its rows): NaN there, which the plot leaves out and no exercise reads.
+  // Every other matrix is finite.
+  auto plotted = [&](const std::string& name) {
+    for (const Panel& p : out.panels)
+      if (p.kind == Panel::Kind::line_plot && p.source == name) return true;
+    return false;
+  };
   for (const auto& [name, m] : out.mats)
-    if (!m.allFinite()) return "'" + name + "' is not finite";
+    if (!m.allFinite() && !(plotted(name) && !m.array().isInf().any())) return "'" + name + "' is not finite";
   std::set<std::string> ids;
   for (const Panel& p : out.panels) {
     if (!ids.insert(p.id).second) return "panel id '" + p.id + "' used twice";

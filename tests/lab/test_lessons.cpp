@@ -90,7 +90,13 @@ TEST_CASE("every embedded lesson loads and validates") {
         const DemoOutputs out = run_demo(s.demo, demo_defaults(s, lang));
         CHECK_MESSAGE(out.error.empty(), out.error);
         // (no structured binding: clang 14 cannot capture one in doctest's lambda)
-        for (const auto& entry : out.mats) CHECK_MESSAGE(entry.second.allFinite(), entry.first << " is not finite");
+        // A line plot's series may have no value at some x (NaN, which the plot
+        // leaves out: a learned position table past its rows); nothing else.
+        for (const auto& entry : out.mats) {
+          bool plotted = false;
+          for (const Panel& p : out.panels) plotted = plotted || (p.kind == Panel::Kind::line_plot && p.source == entry.first);
+          CHECK_MESSAGE((entry.second.allFinite() || (plotted && !entry.second.array().isInf().any())), entry.first << " is not finite");
+        }
       }
     }
   }

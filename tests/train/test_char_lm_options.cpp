@@ -453,3 +453,32 @@ TEST_CASE("measure: loss per position past the training length, one curve per po
                                      << r.windows << " windows of " << 4 * n << "): " << bins);
   }
 }
+
+// A model trained with every earlier key visible, read through a window of
+// `window` keys past its training length, with `sinks` first positions kept
+// (Xiao et al. 2023's streaming set-up). Run with:
+// test_train -tc="measure: read through a window*" --no-skip
+TEST_CASE("measure: read through a window, with and without sinks" * doctest::skip()) {
+  const int steps = std::getenv("LAB_REACH_STEPS") ? std::atoi(std::getenv("LAB_REACH_STEPS")) : 1000;
+  for (PositionKind kind : {PositionKind::rope, PositionKind::alibi, PositionKind::none}) {
+    RunDesc d;
+    d.kind = RunKind::lm_english;
+    d.decoder = decoder_options(kind);
+    TrainRun run(d);
+    REQUIRE_MESSAGE(run.error().empty(), run.error());
+    run.run_for(1e12, steps);
+    const CharLm& m = *run.char_lm();
+    for (const auto& [w, s] : std::vector<std::pair<int, int>>{{0, 0}, {32, 0}, {32, 4}, {16, 0}, {16, 4}, {8, 0}, {8, 1}, {8, 4}}) {
+      CharLmDesc dd = m.desc();
+      dd.options.window = w;
+      dd.options.sinks = s;
+      CharLm reader(dd);
+      ParamList from = const_cast<CharLm&>(m).params(), to = reader.params();
+      REQUIRE(from.size() == to.size());
+      for (size_t i = 0; i < from.size(); ++i) to[i]->value = from[i]->value;
+      const PositionLosses r = loss_per_position(reader, run.char_corpus().heldout, 128);
+      MESSAGE(position_kind_name(kind) << " window " << w << " sinks " << s << ": [0,32) " << r.mean(0, 32) << "  [32,64) "
+                                       << r.mean(32, 64) << "  [96,128) " << r.mean(96, 128));
+    }
+  }
+}

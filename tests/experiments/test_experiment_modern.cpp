@@ -1,0 +1,282 @@
+// test_experiment_modern.cpp: train_positions and train_kv_cache (curriculum
+// I1-I4): their settings checked, their views, their state as bytes, the cache
+// text the same both ways, the cache shrinking with fewer key/value heads, and
+// the numbers the lessons quote (kv_cache.lesson, long_context.lesson).
+#include <doctest/doctest.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "base/bytes.h"
+#include "experiments/experiment_test_util.h"
+#include "experiments/experiments.h"
+
+namespace modern_test {
+
+using attn::DemoInputs;
+using attn::json::Value;
+
+DemoInputs given(std::initializer_list<std::pair<const std::string, std::string>> s) {
+  DemoInputs in;
+  in.settings = s;
+  return in;
+}
+
+double num(const attn::json::Value& v, const char* key) {
+  const attn::json::Value* x = v.find(key);
+  REQUIRE_MESSAGE(x != nullptr, key);
+  return x->as_number();
+}
+
+const attn::json::Value& models(const attn::json::Value& status) {
+  const attn::json::Value* m = status.find("models");
+  REQUIRE(m != nullptr);
+  return *m;
+}
+
+void run_to_end(attn::Experiment& ex) {
+  for (int i = 0; i < 100000 && !ex.done(); ++i) ex.advance(50.0);
+  REQUIRE(ex.done());
+}
+
+// The demo table's verdict on a lesson step's settings, as a lesson would give them.
+std::vector<std::string> problems(const std::string& demo, const DemoInputs& in) {
+  attn::LessonParams params;
+  for (const auto& [name, value] : in.settings) {
+    attn::LessonValue v;
+    v.text = value;
+    v.kind = std::isdigit(static_cast<unsigned char>(value[0])) ? attn::LessonValue::Kind::number : attn::LessonValue::Kind::text;
+    v.number = float(std::atof(value.c_str()));
+    params[name] = v;
+  }
+  std::vector<std::string> r;
+  for (const auto& p : attn::live_demos().check_params(demo, params)) r.push_back(p.message);
+  return r;
+}
+
+}  // namespace modern_test
+
+
+TEST_CASE("train_positions and train_kv_cache: sinks count only with a window and never exceed it, and unknown kinds are refused") {
+  CHECK(modern_test::problems("train_positions", modern_test::given({{"position", "rope"}, {"window", "8"}, {"sinks", "2"}})).empty());
+  CHECK_FALSE(modern_test::problems("train_positions", modern_test::given({{"position", "spiral"}})).empty());
+  CHECK_FALSE(modern_test::problems("train_kv_cache", modern_test::given({{"kv_heads", "3"}})).empty());
+  CHECK_FALSE(modern_test::problems("train_kv_cache", modern_test::given({{"window", "7"}})).empty());
+  // A step's sinks left over when the learner turns the window off: the model
+  // has none (its name says so); more sinks than the window: as many as it.
+  auto ex = attn::make_experiment("train_positions", modern_test::given({{"window_b", "0"}, {"sinks_b", "4"}, {"window", "4"}, {"sinks", "4"}}));
+  const attn::json::Value st = ex->status();
+  CHECK(modern_test::models(st).items()[0].find("sinks")->as_number() == 4);
+  CHECK(modern_test::models(st).items()[1].find("sinks")->as_number() == 0);
+  CHECK(modern_test::models(st).items()[1].find("name")->as_string() == "rope");
+}
+
+TEST_CASE("train_positions: a learned table stops at the training length, rope reads to four times it, and the state travels as bytes") {
+  auto ex = attn::make_experiment("train_positions", modern_test::given({{"steps", "100"}, {"position", "learned"}, {"position_b", "rope"}}));
+  REQUIRE(ex);
+  CHECK(modern_test::num(ex->status(), "context") == 32);
+  modern_test::run_to_end(*ex);
+  const attn::json::Value st = ex->status();
+  REQUIRE(modern_test::models(st).size() == 2);
+  const attn::json::Value& learned = modern_test::models(st).items()[0];
+  const attn::json::Value& rope = modern_test::models(st).items()[1];
+  CHECK(modern_test::num(learned, "reach") == 32);
+  CHECK(learned.find("far") == nullptr);  // no invented value past the table
+  CHECK(modern_test::num(rope, "reach") == 128);
+  CHECK(std::isfinite(modern_test::num(rope, "far")));
+  CHECK(learned.find("curve")->size() == 32);
+  CHECK(rope.find("curve")->size() == 128);
+
+  const attn::DemoOutputs out = ex->view();
+  CHECK(attn::test::has_panel(out, "reach"));
+  CHECK(attn::test::has_panel(out, "reach-note"));
+  const attn::Mat& ys = out.mats.at("reach");
+  CHECK(ys.rows() == 2);
+  CHECK(ys.cols() == 128);
+  CHECK(std::isfinite(ys(0, 31)));
+  CHECK(std::isnan(ys(0, 32)));  // nothing drawn past the learned table
+  CHECK(std::isfinite(ys(1, 127)));
+  for (const attn::Panel& p : out.panels)
+    if (p.id == "reach") CHECK(p.x_mark == 32.0f);
+
+  // The page's copy reads the worker's bytes and shows the same curves;
+  // truncated or foreign bytes change nothing.
+  attn::ByteWriter w;
+  ex->write_state(w);
+  auto page = attn::make_experiment("train_positions", modern_test::given({{"steps", "100"}, {"position", "learned"}, {"position_b", "rope"}}));
+  const std::string bytes = w.take();
+  attn::ByteReader cut(std::string_view(bytes).substr(0, bytes.size() - 9));
+  CHECK_FALSE(page->read_state(cut));
+  CHECK(modern_test::num(page->status(), "steps") == 0);
+  attn::ByteReader r(bytes);
+  REQUIRE(page->read_state(r));
+  const attn::DemoOutputs shown = page->view();
+  CHECK(shown.mats.at("reach")(1, 127) == ys(1, 127));
+  CHECK(std::isnan(shown.mats.at("reach")(0, 40)));
+  auto other = attn::make_experiment("train_kv_cache", modern_test::given({{"steps", "100"}}));
+  attn::ByteReader r2(bytes);
+  CHECK_FALSE(other->read_state(r2));
+}
+
+TEST_CASE("train_kv_cache: the same text both ways, linear against quadratic work, and one key/value head shrinks the cache by four") {
+  auto ex = attn::make_experiment("train_kv_cache", modern_test::given({{"steps", "10"}, {"compare", "on"}, {"kv_heads", "4"}, {"kv_heads_b", "1"}}));
+  REQUIRE(ex);
+  modern_test::run_to_end(*ex);
+  const attn::json::Value st = ex->status();
+  REQUIRE(modern_test::models(st).size() == 2);
+  const attn::json::Value& four = modern_test::models(st).items()[0];
+  const attn::json::Value& one = modern_test::models(st).items()[1];
+  CHECK(modern_test::num(four, "kvHeads") == 4);
+  CHECK(modern_test::num(one, "kvHeads") == 1);
+  CHECK(modern_test::num(four, "entries") == 16 + 128);  // rope: every position kept
+  CHECK(modern_test::num(four, "numbers") == 2 * 144 * (2 * 4 * 16));
+  CHECK(modern_test::num(four, "bytes") == 4 * modern_test::num(four, "numbers"));
+  CHECK(modern_test::num(four, "bytes") == 4 * modern_test::num(one, "bytes"));
+
+  const attn::json::Value* timed = st.find("timed");
+  REQUIRE(timed != nullptr);
+  REQUIRE(timed->size() == 2);
+  for (const attn::json::Value& t : timed->items()) {
+    CHECK(t.find("same")->as_bool());
+    CHECK(modern_test::num(t, "withCharsPerSecond") > 0);
+    CHECK(modern_test::num(t, "withoutCharsPerSecond") > 0);
+    MESSAGE(modern_test::num(t, "chars") << " characters: " << modern_test::num(t, "withCharsPerSecond") << " chars/s with the cache, "
+                            << modern_test::num(t, "withoutCharsPerSecond") << " without");
+  }
+
+  // The work per new character: with the cache it grows by the same step each
+  // time (one more key); re-reading grows faster with every character.
+  const attn::DemoOutputs out = ex->view();
+  const attn::Mat& work = out.mats.at("work");
+  REQUIRE(work.cols() == 128);
+  const double with_step = double(work(0, 101) - work(0, 100)), with_step2 = double(work(0, 11) - work(0, 10));
+  CHECK(with_step == doctest::Approx(with_step2));
+  const double without_step = double(work(1, 101) - work(1, 100)), without_step2 = double(work(1, 11) - work(1, 10));
+  CHECK(without_step > without_step2);  // every step adds more than the last
+  CHECK(without_step - without_step2 > 0.0);
+  CHECK(work(1, 127) > 20.0f * work(0, 127));
+
+  // The cache picture: 2 layers, every shown position held; a slider moves it.
+  CHECK(out.mats.at("cache").rows() == 2);
+  CHECK(out.mats.at("cache").minCoeff() == 1.0f);
+  REQUIRE(ex->set_view_setting("shown", "0"));
+  CHECK(modern_test::num(modern_test::models(ex->status()).items()[0], "entries") == 16);
+}
+
+TEST_CASE("train_kv_cache: with a window the cache is a rolling buffer of the sinks and the last positions") {
+  auto ex = attn::make_experiment("train_kv_cache", modern_test::given({{"steps", "10"}, {"window", "8"}, {"sinks", "2"}}));
+  modern_test::run_to_end(*ex);
+  const attn::json::Value st = ex->status();
+  const attn::json::Value& m = modern_test::models(st).items()[0];
+  CHECK(modern_test::num(m, "entries") == 10);
+  CHECK(modern_test::num(m, "capacity") == 10);
+  const attn::Mat& held = ex->view().mats.at("cache");
+  CHECK(held.sum() == doctest::Approx(2 * 8));  // the sinks are off the picture's last 48 positions
+  CHECK(held(0, held.cols() - 1) == 1.0f);
+  CHECK(held(0, held.cols() - 9) == 0.0f);
+  CHECK(st.find("timed")->items()[1].find("same")->as_bool());
+}
+
+// The lessons' runs (seed 1, English and the poems): run with
+// test_experiments -tc="measure: the modern lessons*" --no-skip
+TEST_CASE("measure: the modern lessons' runs" * doctest::skip()) {
+  using P = std::initializer_list<std::pair<const std::string, std::string>>;
+  for (const char* corpus : {"english", "chinese"}) {
+    for (P p : {P{{"position", "learned"}, {"position_b", "rope"}}, P{{"position", "alibi"}, {"position_b", "none"}},
+                P{{"position", "sinusoidal"}, {"position_b", "rope"}, {"window_b", "8"}},
+                P{{"position", "rope"}, {"window", "8"}, {"position_b", "rope"}, {"window_b", "8"}, {"sinks_b", "4"}}}) {
+      attn::DemoInputs in = modern_test::given(p);
+      in.settings["corpus"] = corpus;
+      auto ex = attn::make_experiment("train_positions", in);
+      modern_test::run_to_end(*ex);
+      const attn::json::Value st = ex->status();
+      for (const attn::json::Value& m : modern_test::models(st).items()) {
+        const attn::json::Value* far = m.find("far");
+        MESSAGE(corpus << " " << m.find("name")->as_string() << ": inside " << modern_test::num(m, "inside") << " far "
+                       << (far ? far->as_number() : -1.0) << " reach " << modern_test::num(m, "reach"));
+      }
+      for (const attn::json::Value& r : st.find("runs")->items())
+        MESSAGE("   held-out " << r.find("name")->as_string() << " " << modern_test::num(r, "heldoutLoss"));
+    }
+    for (const char* kv : {"2", "1"}) {
+      attn::DemoInputs in = modern_test::given({{"compare", "on"}, {"kv_heads_b", kv}});
+      in.settings["corpus"] = corpus;
+      auto ex = attn::make_experiment("train_kv_cache", in);
+      modern_test::run_to_end(*ex);
+      const attn::json::Value st = ex->status();
+      for (const attn::json::Value& r : st.find("runs")->items())
+        MESSAGE(corpus << " kv: held-out " << r.find("name")->as_string() << " " << modern_test::num(r, "heldoutLoss"));
+      for (const attn::json::Value& m : modern_test::models(st).items())
+        MESSAGE(corpus << " kv: " << m.find("name")->as_string() << " bytes " << modern_test::num(m, "bytes"));
+      MESSAGE(corpus << " text: " << st.find("text")->as_string());
+    }
+  }
+}
+
+#ifndef __EMSCRIPTEN__
+// What long_context.lesson and kv_cache.lesson quote (seed 1, the English
+// text, the demos' own evaluation: 32 held-out windows of 128 characters).
+// Native only, for time: the WebAssembly builds train the same bits (the
+// golden training tests, test_trainer.cpp, hold that).
+TEST_CASE("the lessons' numbers: reading past the training length, windows, sinks and shared key/value heads (seed 1)") {
+  struct Pair {
+    std::initializer_list<std::pair<const std::string, std::string>> settings;
+    double a_inside, a_far, b_inside, b_far;  // NaN: no value
+  };
+  const double none = std::nan("");
+  const Pair pairs[] = {
+      {{{"position", "learned"}, {"position_b", "rope"}}, 1.50, none, 1.35, 3.33},
+      {{{"position", "alibi"}, {"position_b", "none"}}, 1.49, 1.56, 1.90, 2.32},
+      {{{"position", "sinusoidal"}, {"position_b", "rope"}, {"window_b", "8"}}, 1.51, 4.14, 1.33, 1.40},
+      {{{"position", "rope"}, {"window", "8"}, {"position_b", "rope"}, {"window_b", "8"}, {"sinks_b", "4"}}, 1.33, 1.40, 1.36, 2.47},
+  };
+  for (const Pair& p : pairs) {
+    auto ex = attn::make_experiment("train_positions", modern_test::given(p.settings));
+    modern_test::run_to_end(*ex);
+    const attn::json::Value st = ex->status();
+    const auto& m = modern_test::models(st).items();
+    REQUIRE(m.size() == 2);
+    auto near = [](const attn::json::Value& v, const char* key, double want) {
+      const attn::json::Value* x = v.find(key);
+      INFO(v.find("name")->as_string() << " " << key);
+      if (std::isnan(want)) {
+        CHECK(x == nullptr);
+      } else {
+        REQUIRE(x != nullptr);
+        CHECK(std::abs(x->as_number() - want) <= 0.005);  // the two decimals quoted
+      }
+    };
+    near(m[0], "inside", p.a_inside);
+    near(m[0], "far", p.a_far);
+    near(m[1], "inside", p.b_inside);
+    near(m[1], "far", p.b_far);
+  }
+  // Multi-query against multi-head after 400 steps: no measurable cost here.
+  auto kv = attn::make_experiment("train_kv_cache", modern_test::given({{"compare", "on"}, {"kv_heads_b", "1"}}));
+  modern_test::run_to_end(*kv);
+  const attn::json::Value st = kv->status();
+  const auto& runs = st.find("runs")->items();
+  REQUIRE(runs.size() == 2);
+  CHECK(modern_test::num(runs[0], "heldoutLoss") == doctest::Approx(1.837).epsilon(0.001));
+  CHECK(modern_test::num(runs[1], "heldoutLoss") == doctest::Approx(1.832).epsilon(0.001));
+  // kv_cache.lesson's work-grows: about 107,000 and 140,000 multiply-adds for
+  // the 1st and 128th new character with the cache; 1.8 and 17.5 million re-reading.
+  const attn::Mat& work = kv->view().mats.at("work");
+  CHECK(std::abs(work(0, 0) - 107392.0f) < 1.0f);
+  CHECK(std::abs(work(0, 127) - 139904.0f) < 1.0f);
+  CHECK(std::abs(work(1, 0) / 1e6f - 1.79f) < 0.01f);
+  CHECK(std::abs(work(1, 127) / 1e6f - 17.51f) < 0.01f);
+  // learned-cache: a learned table saves work only until the context is full
+  // (the 16th new character is the text's 32nd); then both ways re-read 32 rows.
+  auto learned = attn::make_experiment("train_kv_cache", modern_test::given({{"position", "learned"}, {"steps", "10"}}));
+  modern_test::run_to_end(*learned);
+  const attn::Mat lw = learned->view().mats.at("work");
+  CHECK(lw(0, 0) < lw(1, 0) / 4.0f);
+  CHECK(lw(0, 14) < lw(1, 14));
+  for (int k : {16, 17, 60, 127}) CHECK(lw(0, k) == lw(1, k));
+  CHECK(lw(1, 127) == lw(1, 16));
+}
+#endif
