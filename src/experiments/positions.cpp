@@ -20,14 +20,14 @@ namespace {
 constexpr int kReachFactor = 4;     // positions read: this many times the training context
 constexpr int kReachWindows = 32;   // held-out windows averaged at each evaluation
 
-struct Model {
+struct PositionModel {
   train::DecoderOptions options;
   std::string name, name_zh;
 };
 
 // "rope", "rope, window 8", "rope, window 8 + 2 sinks" and the same in Chinese.
-Model model_of(const std::string& position, int window, int sinks) {
-  Model m;
+PositionModel model_of(const std::string& position, int window, int sinks) {
+  PositionModel m;
   train::parse_position_kind(position, &m.options.position);  // checked by the registry
   m.options.window = std::max(0, window);
   m.options.sinks = m.options.window > 0 ? std::clamp(sinks, 0, m.options.window) : 0;
@@ -49,15 +49,15 @@ class PositionsExperiment : public TextTrainingExperiment {
   explicit PositionsExperiment(const DemoInputs& in) {
     chinese_ = text_or(in, "corpus", "english") == "chinese";
     const train::RunKind kind = chinese_ ? train::RunKind::lm_chinese : train::RunKind::lm_english;
-    Model a = model_of(text_or(in, "position", "learned"), setting_or(in, "window", 0), setting_or(in, "sinks", 0));
-    Model b = model_of(text_or(in, "position_b", "rope"), setting_or(in, "window_b", 0), setting_or(in, "sinks_b", 0));
+    PositionModel a = model_of(text_or(in, "position", "learned"), setting_or(in, "window", 0), setting_or(in, "sinks", 0));
+    PositionModel b = model_of(text_or(in, "position_b", "rope"), setting_or(in, "window_b", 0), setting_or(in, "sinks_b", 0));
     // Two models with the same options still train as two tracks (same bits):
     // their names must differ for the checks that name them.
     if (a.name == b.name) {
       a.name = "A: " + a.name, a.name_zh = "A：" + a.name_zh;
       b.name = "B: " + b.name, b.name_zh = "B：" + b.name_zh;
     }
-    for (const Model& m : {a, b}) {
+    for (const PositionModel& m : {a, b}) {
       train::RunDesc d = seeded(in);
       d.decoder = m.options;
       add_track(m.name, m.name_zh, kind, d);
@@ -179,6 +179,7 @@ class PositionsExperiment : public TextTrainingExperiment {
                                                 "横轴：读到的位置；纵轴：每个字符的奈特数；竖线：训练长度"));
     for (const Track& t : tracks()) p.label_text[t.name] = t.shown;
     p.x_mark = float(c);
+    p.linear_x = true;
     out.panels.push_back(std::move(p));
     out.panels.push_back(demo_impl::note_panel("reach-note", tr("Inside and past the training length", "训练长度之内与之外"), note));
   }

@@ -174,7 +174,7 @@ TEST_CASE("train_kv_cache: with a window the cache is a rolling buffer of the si
   CHECK(modern_test::num(m, "entries") == 10);
   CHECK(modern_test::num(m, "capacity") == 10);
   const attn::Mat& held = ex->view().mats.at("cache");
-  CHECK(held.sum() == doctest::Approx(2 * 8));  // the sinks are off the picture's last 48 positions
+  CHECK(held.sum() == doctest::Approx(2 * 8));  // the sinks are off the picture's last 32 positions
   CHECK(held(0, held.cols() - 1) == 1.0f);
   CHECK(held(0, held.cols() - 9) == 0.0f);
   CHECK(st.find("timed")->items()[1].find("same")->as_bool());
