@@ -57,9 +57,14 @@ class KvCacheExperiment : public TextTrainingExperiment {
     }
     set_budget(setting_or(in, "steps", 400), 100);
     set_view_setting("shown", text_or(in, "shown", std::to_string(kLongChars)));
+    set_view_setting("timing", text_or(in, "timing", "on"));
   }
 
   bool set_view_setting(const std::string& name, const std::string& value) override {
+    if (name == "timing") {  // whether the timing note is shown (a step that asks about it first hides it)
+      timing_ = value != "off";
+      return true;
+    }
     if (name != "shown") return TextTrainingExperiment::set_view_setting(name, value);
     shown_ = std::clamp(std::atoi(value.c_str()), 0, kLongChars);  // checked by the registry
     return true;
@@ -145,7 +150,9 @@ class KvCacheExperiment : public TextTrainingExperiment {
                                                  float(kLongChars), 1.0f));
     out.panels.push_back(demo_impl::note_panel("cache-size", tr("What the cache holds", "缓存里有多少"), size_note(upto)));
     add_work(out);
-    out.panels.push_back(demo_impl::note_panel("speed", tr("Generation timed both ways", "两种生成方式的计时"), speed_note()));
+    if (timing_)
+      out.panels.push_back(demo_impl::note_panel("speed", tr("Generation timed both ways", "两种生成方式的计时"), speed_note()));
+    out.panels.push_back(demo_impl::note_panel("heldout", tr("Held-out loss", "留出集损失"), heldout_note()));
   }
 
   void add_status(Value& s) const override {
@@ -278,6 +285,19 @@ class KvCacheExperiment : public TextTrainingExperiment {
     out.panels.push_back(std::move(p));
   }
 
+  // Each model's loss on the held-out text at its last evaluation: what
+  // sharing key/value heads costs.
+  LocalText heldout_note() const {
+    LocalText t;
+    for (const Track& k : tracks()) {
+      if (k.evaluated_at < 0) continue;
+      add_line(t, k.name + ": " + fmt(k.last.loss, 3) + " nats per character at step " + std::to_string(k.evaluated_at),
+               k.shown.get("zh") + "：第 " + std::to_string(k.evaluated_at) + " 步时每字符 " + fmt(k.last.loss, 3) + " 奈特");
+    }
+    if (t.by_lang.empty()) add_line(t, "After the first evaluation (step 100).", "第一次评估（第 100 步）之后显示。");
+    return t;
+  }
+
   LocalText speed_note() const {
     LocalText t;
     if (timed_.empty()) {
@@ -371,6 +391,7 @@ class KvCacheExperiment : public TextTrainingExperiment {
 
   bool chinese_ = false;
   bool compare_ = false;
+  bool timing_ = true;
   int shown_ = kLongChars;
   std::vector<TimedGeneration> timed_;
   mutable Generated gen_;
