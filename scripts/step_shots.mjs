@@ -6,7 +6,10 @@
 //   scripts/lab build web
 //   NODE_PATH=node_modules node scripts/step_shots.mjs LESSON[:STEP[-STEP]] ... [--answer] [--out DIR]
 //
-// STEP is 1-based (all steps when left out; a range like 2-4). --answer picks the
+// STEP is 1-based (all steps when left out; a range like 2-4). --train runs a
+// live experiment's training to its end (at fast speed) before the answered
+// picture, so trained curves and notes show; --tall takes them in a window
+// tall enough for every panel. --answer picks the
 // first option of every quiz and checks it, so the hidden panels and after-texts
 // show too (a second picture, "-answered"). Pictures go to DIR (default
 // build/web/screenshots/steps), named LESSON-STEP-PROFILE-LANG[-answered].png; the
@@ -26,11 +29,14 @@ if (!wanted.length) {
   process.exit(2);
 }
 mkdirSync(out, { recursive: true });
-const { openLab, startServer, frames, state } = await import('../tests/browser/harness.mjs');
+const { openLab, startServer, frames, state, until, workerReady } = await import('../tests/browser/harness.mjs');
 
+// --tall: the same widths with a window tall enough to hold a long step's
+// panels in one picture (the canvas scrolls inside the window otherwise).
+const tall = flag('--tall');
 const profiles = {
-  desktop: { width: 1280, height: 800 },
-  phone: { width: 390, height: 844, deviceScaleFactor: 2, touch: true },
+  desktop: { width: 1280, height: tall ? 2800 : 800 },
+  phone: { width: 390, height: tall ? 4200 : 844, deviceScaleFactor: tall ? 1 : 2, touch: true },
 };
 const server = await startServer();
 try {
@@ -52,6 +58,17 @@ try {
             await page.screenshot({ path: join(out, name + '.png'), fullPage: true });
             const st = await state(page);
             console.log(`${name}.png  ${st.stepId}`);
+            if (flag('--train') && st.experiment && !(st.experiment.done && st.experiment.synced)) {
+              await workerReady(page);
+              const t0 = Date.now();
+              await page.evaluate(() => { window.attnlab.train('speed', 'fast'); window.attnlab.train('run'); });
+              const e = await until(async () => {
+                const x = (await state(page)).experiment;
+                return x && x.done && !x.evaluating && x.synced ? x : null;
+              }, `${id} step ${step} to train`, 900000);
+              console.log(`  trained ${e.steps} steps in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+              await frames(page, 6);
+            }
             if (flag('--answer') && st.quizzes.length) {
               // As a keyboard learner answers: 1 picks the first option of the first
               // quiz not yet checked, C checks it.

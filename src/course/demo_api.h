@@ -88,6 +88,7 @@ struct Panel {
                                          // order; empty = show the option text itself)
   float min = 0.0f, max = 1.0f, step = 0.0f;
   float x_mark = 0.0f;      // line_plot: a dashed vertical line at this x (> 0), e.g. a training length
+  bool linear_x = false;    // line_plot: never a log x axis (positions 1 .. 128 read as distances)
   LocalText text;           // note / shapes / vector_plot caption, already formatted
 };
 

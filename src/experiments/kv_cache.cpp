@@ -21,15 +21,13 @@ namespace {
 constexpr int kPromptChars = 16;       // the prompt: the start of the held-out text
 constexpr int kShortChars = 32;        // generated characters timed: the context ...
 constexpr int kLongChars = 128;        // ... and four times it
-constexpr int kShownKeys = 48;         // the cache picture's last positions
+constexpr int kShownKeys = 32;         // the cache picture's last positions
 constexpr double kTimedMs = 60.0;      // each way is repeated until it has taken this long
-constexpr uint64_t kSampleSeed = 7;    // the draws: the same seed both ways
-
-std::string shown_char(const std::string& c) { return c == "\n" ? "↵" : c == " " ? "·" : c; }
+constexpr uint64_t kCacheSampleSeed = 7;    // the draws: the same seed both ways
 
 // Generation timed both ways over `count` characters: characters per second,
 // and whether the two ways drew the same ids.
-struct Timed {
+struct TimedGeneration {
   int chars = 0;
   double with_ms = 0.0, without_ms = 0.0;  // per generation
   bool same = false;
@@ -59,9 +57,14 @@ class KvCacheExperiment : public TextTrainingExperiment {
     }
     set_budget(setting_or(in, "steps", 400), 100);
     set_view_setting("shown", text_or(in, "shown", std::to_string(kLongChars)));
+    set_view_setting("timing", text_or(in, "timing", "on"));
   }
 
   bool set_view_setting(const std::string& name, const std::string& value) override {
+    if (name == "timing") {  // whether the timing note is shown (a step that asks about it first hides it)
+      timing_ = value != "off";
+      return true;
+    }
     if (name != "shown") return TextTrainingExperiment::set_view_setting(name, value);
     shown_ = std::clamp(std::atoi(value.c_str()), 0, kLongChars);  // checked by the registry
     return true;
@@ -78,7 +81,7 @@ class KvCacheExperiment : public TextTrainingExperiment {
 
   void write_extra(ByteWriter& w) const override {
     w.i64(long(timed_.size()));
-    for (const Timed& t : timed_) {
+    for (const TimedGeneration& t : timed_) {
       w.i64(t.chars);
       w.f64(t.with_ms);
       w.f64(t.without_ms);
@@ -88,10 +91,10 @@ class KvCacheExperiment : public TextTrainingExperiment {
   std::function<void()> read_extra(ByteReader& r) override {
     int64_t n = 0;
     if (!r.i64(&n) || (n != 0 && n != 2)) return nullptr;
-    std::vector<Timed> got;
+    std::vector<TimedGeneration> got;
     for (int64_t k = 0; k < n; ++k) {
       int64_t chars = 0, same = 0;
-      Timed t;
+      TimedGeneration t;
       if (!r.i64(&chars) || chars != (k == 0 ? kShortChars : kLongChars) || !r.f64(&t.with_ms) || !r.f64(&t.without_ms) ||
           !r.i64(&same) || (same != 0 && same != 1) || !std::isfinite(t.with_ms) || !std::isfinite(t.without_ms) ||
           t.with_ms < 0.0 || t.without_ms < 0.0)
@@ -147,7 +150,9 @@ class KvCacheExperiment : public TextTrainingExperiment {
                                                  float(kLongChars), 1.0f));
     out.panels.push_back(demo_impl::note_panel("cache-size", tr("What the cache holds", "缓存里有多少"), size_note(upto)));
     add_work(out);
-    out.panels.push_back(demo_impl::note_panel("speed", tr("Generation timed both ways", "两种生成方式的计时"), speed_note()));
+    if (timing_)
+      out.panels.push_back(demo_impl::note_panel("speed", tr("Generation timed both ways", "两种生成方式的计时"), speed_note()));
+    out.panels.push_back(demo_impl::note_panel("heldout", tr("Held-out loss", "留出集损失"), heldout_note()));
   }
 
   void add_status(Value& s) const override {
@@ -173,7 +178,7 @@ class KvCacheExperiment : public TextTrainingExperiment {
     s.set("shown", shown_);
     s.set("text", generated().text);
     Value timed = Value::array();
-    for (const Timed& t : timed_) {
+    for (const TimedGeneration& t : timed_) {
       Value v = Value::object();
       v.set("chars", t.chars);
       v.set("withMs", t.with_ms);
@@ -276,16 +281,30 @@ class KvCacheExperiment : public TextTrainingExperiment {
     p.label_text["with the cache"] = tr("with the cache", "用缓存");
     p.label_text["re-reading the text"] = tr("re-reading the text", "每次重读全文");
     p.x_mark = float(sizes().context - kPromptChars);
+    p.linear_x = true;
     out.panels.push_back(std::move(p));
+  }
+
+  // Each model's loss on the held-out text at its last evaluation: what
+  // sharing key/value heads costs.
+  LocalText heldout_note() const {
+    LocalText t;
+    for (const Track& k : tracks()) {
+      if (k.evaluated_at < 0) continue;
+      add_line(t, k.name + ": " + fmt(k.last.loss, 3) + " nats per character at step " + std::to_string(k.evaluated_at),
+               k.shown.get("zh") + "：第 " + std::to_string(k.evaluated_at) + " 步时每字符 " + fmt(k.last.loss, 3) + " 奈特");
+    }
+    if (t.by_lang.empty()) add_line(t, "After the first evaluation (step 100).", "第一次评估（第 100 步）之后显示。");
+    return t;
   }
 
   LocalText speed_note() const {
     LocalText t;
     if (timed_.empty()) {
-      add_line(t, "Timed in the training worker when training ends.", "训练结束时在训练线程里计时。");
+      add_line(t, "TimedGeneration in the training worker when training ends.", "训练结束时在训练线程里计时。");
       return t;
     }
-    for (const Timed& x : timed_) {
+    for (const TimedGeneration& x : timed_) {
       const std::string with = fmt(float(x.with_rate()), 0), without = fmt(float(x.without_rate()), 0);
       const std::string times = fmt(float(x.without_ms > 0.0 && x.with_ms > 0.0 ? x.without_ms / x.with_ms : 0.0), 1);
       add_line(t,
@@ -317,7 +336,7 @@ class KvCacheExperiment : public TextTrainingExperiment {
     if (!prepared() || failed()) return gen_;
     const train::CharLm& m = model(0);
     const std::vector<int> p = prompt();
-    Rng rng(kSampleSeed);
+    Rng rng(kCacheSampleSeed);
     const std::vector<int> ids = train::sample_text_cached(m, p, kLongChars, how(), rng);
     std::vector<int> all = p;
     all.insert(all.end(), ids.begin(), ids.end());
@@ -348,8 +367,8 @@ class KvCacheExperiment : public TextTrainingExperiment {
     return gen_;
   }
 
-  Timed time_generation(int chars) const {
-    Timed t;
+  TimedGeneration time_generation(int chars) const {
+    TimedGeneration t;
     t.chars = chars;
     const train::CharLm& m = model(0);
     const std::vector<int> p = prompt();
@@ -358,7 +377,7 @@ class KvCacheExperiment : public TextTrainingExperiment {
       int reps = 0;
       const double start = clock_ms();
       do {
-        Rng rng(kSampleSeed);
+        Rng rng(kCacheSampleSeed);
         *ids = gen(rng);
         ++reps;
       } while (clock_ms() - start < kTimedMs);
@@ -372,8 +391,9 @@ class KvCacheExperiment : public TextTrainingExperiment {
 
   bool chinese_ = false;
   bool compare_ = false;
+  bool timing_ = true;
   int shown_ = kLongChars;
-  std::vector<Timed> timed_;
+  std::vector<TimedGeneration> timed_;
   mutable Generated gen_;
 };
 

@@ -23,9 +23,6 @@ constexpr int kScoreWindows = 24;        // held-out windows the head scores rea
 constexpr int kHeadOffWindows = 48;      // held-out windows of the head-off table
 constexpr uint64_t kSampleSeed = 7;      // samples are drawn from a fixed seed
 
-// A character as a heatmap label or in a list: the line break as ↵, the space
-// as a middle dot (a blank would read as nothing).
-std::string shown_char(const std::string& c) { return c == "\n" ? "↵" : c == " " ? "·" : c; }
 // The unknown token in drawn text: one box, as wide as a character.
 constexpr const char* kUnknownShown = "□";
 

@@ -115,7 +115,8 @@ void add_live_demos(std::vector<DemoEntry>& r) {
                                        choice_param("sinks", sinks, "0"), choice_param("kv_heads", {"1", "2", "4"}, "4"),
                                        choice_param("compare", {"off", "on"}, "off"),
                                        choice_param("kv_heads_b", {"1", "2", "4"}, "1"),
-                                       number_param("shown", 0, 128, true, "128")}),
+                                       number_param("shown", 0, 128, true, "128"),
+                                       choice_param("timing", {"on", "off"}, "on")}),
                check_nothing, run_kv_cache});
   r.push_back({"timing", {choice_param("d", {"16", "32", "64"}, "32")}, check_nothing, run_timing});
 }

@@ -4,9 +4,15 @@
 // choose from. Not for use outside src/experiments.
 #pragma once
 
+#include <string>
+
 #include "experiments/training.h"
 
 namespace attn::experiment_impl {
+
+// A character as a heatmap label or in a list: the line break as ↵, the space
+// as a middle dot (a blank would read as nothing).
+inline std::string shown_char(const std::string& c) { return c == "\n" ? "↵" : c == " " ? "·" : c; }
 
 class TextTrainingExperiment : public TrainingExperiment {
  public:

@@ -21,7 +21,8 @@ double PositionLosses::mean(int begin, int end) const {
   return n > 0 ? total / double(n) : std::numeric_limits<double>::quiet_NaN();
 }
 
-PositionLosses loss_per_position(const CharLm& model, const std::vector<int>& ids, int length, int max_windows) {
+PositionLosses loss_per_position(const CharLm& model, const std::vector<int>& ids, int length, int max_windows,
+                                 int stride) {
   PositionLosses r;
   r.context = model.desc().context;
   r.length = std::max(0, length);
@@ -30,7 +31,8 @@ PositionLosses loss_per_position(const CharLm& model, const std::vector<int>& id
   std::vector<double> sums(size_t(r.length), 0.0);
   r.count.assign(size_t(r.length), 0);
   std::vector<float> exps(static_cast<size_t>(V));
-  for (size_t start = 0; r.length > 0 && start + size_t(r.length) < ids.size(); start += size_t(r.length)) {
+  const size_t step = size_t(stride > 0 ? stride : std::max(1, r.length));
+  for (size_t start = 0; r.length > 0 && start + size_t(r.length) < ids.size(); start += step) {
     if (max_windows > 0 && r.windows >= max_windows) break;
     // Only the positions the model can read: a learned model's first `context`.
     const std::vector<int> window(ids.begin() + long(start), ids.begin() + long(start) + r.reach);

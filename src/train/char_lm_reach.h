@@ -30,9 +30,14 @@ struct PositionLosses {
   double mean(int begin, int end) const;
 };
 
-// The held-out ids cut into consecutive windows of length + 1 ids (starts 0,
-// length, 2 length, ...; at most max_windows of them, 0: all that fit whole),
-// each read by the model at positions 0 .. length-1.
-PositionLosses loss_per_position(const CharLm& model, const std::vector<int>& ids, int length, int max_windows = 0);
+// The held-out ids cut into windows of length + 1 ids, starting every `stride`
+// ids (0: length, so the windows follow one another; at most max_windows of
+// them, 0: all that fit whole), each read by the model at positions 0 ..
+// length-1. With a stride of length / k, each character is read at k
+// positions, one in each k-th of the window: the bands' means are then taken
+// over the same characters, so a rise from the first band to the last is the
+// model's, not the text's.
+PositionLosses loss_per_position(const CharLm& model, const std::vector<int>& ids, int length, int max_windows = 0,
+                                 int stride = 0);
 
 }  // namespace attn::train

@@ -89,6 +89,7 @@ PlotView plot_view(const Ctx& c, const Panel& p, const attn::Mat* m) {
   } else {
     v.axes = p.text.get(c.lang);
     v.x_mark = p.x_mark;
+    v.linear_x = p.linear_x;
   }
   // Bars keep room for their labels; line plots pair up when the demo has several.
   v.max_width = v.bars || c.plot_cap <= 0.0f ? c.avail - 2 * kPad : std::min(c.plot_cap, c.avail - 2 * kPad);

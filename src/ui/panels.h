@@ -131,6 +131,7 @@ struct PlotView {
   float max_width = 0.0f;                  // 0 = default size
   std::string axes;                        // caption naming the axes, below the plot
   float x_mark = 0.0f;                     // line: a dashed vertical line at this x (> 0)
+  bool linear_x = false;                   // line: never a log x axis
   std::string lang = "en";                 // for the "no points yet" line
 };
 void plot(const PlotView& view);

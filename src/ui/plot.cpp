@@ -120,7 +120,7 @@ void line_plot(const PlotView& view, float width) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const Frame f = draw_frame(dl, origin, width, finite_range(ys, false));
   // x values spanning many octaves (d_k = 1 .. 512) are spread on a log scale.
-  const bool log_x = xr.lo > 0.0f && xr.hi / xr.lo >= 32.0f;
+  const bool log_x = !view.linear_x && xr.lo > 0.0f && xr.hi / xr.lo >= 32.0f;
   auto fx = [&](float x) { return log_x ? std::log(std::max(x, 1e-30f)) : x; };
   auto x_to_screen = [&](float x) { return f.a.x + (fx(x) - fx(xr.lo)) / (fx(xr.hi) - fx(xr.lo)) * (f.b.x - f.a.x); };
 
