@@ -208,6 +208,7 @@ class PositionsExperiment : public TextTrainingExperiment {
       if (k < reach_.size()) {
         const train::PositionLosses& r = reach_[k];
         m.set("reach", r.reach);
+        m.set("windows", r.windows);
         m.set("inside", r.mean(0, context()));
         const double far = r.mean(length() - context(), length());
         if (!std::isnan(far)) m.set("far", far);

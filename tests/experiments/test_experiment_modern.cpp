@@ -201,7 +201,7 @@ TEST_CASE("train_kv_cache: with a window the cache is a rolling buffer of the si
 TEST_CASE("measure: the modern lessons' runs" * doctest::skip()) {
   using P = std::initializer_list<std::pair<const std::string, std::string>>;
   const char* corpus = "english";
-  for (const char* seed : {"1", "2", "3"}) {
+  for (const std::string seed : {"1", "2", "3"}) {
     for (P p : {P{{"position", "learned"}, {"position_b", "rope"}}, P{{"position", "alibi"}, {"position_b", "none"}},
                 P{{"position", "sinusoidal"}, {"position_b", "rope"}, {"window_b", "8"}},
                 P{{"position", "rope"}, {"window", "8"}, {"position_b", "rope"}, {"window_b", "8"}, {"sinks_b", "4"}}}) {
@@ -233,7 +233,7 @@ TEST_CASE("measure: the modern lessons' runs" * doctest::skip()) {
       for (const attn::json::Value& r : st.find("runs")->items())
         MESSAGE("   held-out " << r.find("name")->as_string() << " " << modern_test::num(r, "heldoutLoss") << "; work ms " << ex->work_ms());
     }
-    for (const char* kv : {"2", "1"}) {
+    for (const std::string kv : {"2", "1"}) {
       attn::DemoInputs in = modern_test::given({{"compare", "on"}, {"kv_heads_b", kv}});
       in.settings["seed"] = seed;
       auto ex = attn::make_experiment("train_kv_cache", in);
@@ -241,7 +241,7 @@ TEST_CASE("measure: the modern lessons' runs" * doctest::skip()) {
       const attn::json::Value st = ex->status();
       // kv_cache.lesson's mqa-cost: under 0.05 nats either way over seeds 1 to 3.
       const auto& runs = st.find("runs")->items();
-      if (std::string(kv) == "1")
+      if (kv == "1")
         CHECK(std::abs(modern_test::num(runs[1], "heldoutLoss") - modern_test::num(runs[0], "heldoutLoss")) < 0.05);
       for (const attn::json::Value& r : st.find("runs")->items())
         MESSAGE("seed " << seed << " kv: held-out " << r.find("name")->as_string() << " " << modern_test::num(r, "heldoutLoss"));
@@ -252,12 +252,11 @@ TEST_CASE("measure: the modern lessons' runs" * doctest::skip()) {
   }
 }
 
-#ifndef __EMSCRIPTEN__
 // What long_context.lesson and kv_cache.lesson quote (seed 1, the English
 // text, the demos' own evaluation: 156 held-out windows of 128 characters,
 // one starting every 32).
-// Native only, for time: the WebAssembly builds train the same bits (the
-// golden training tests, test_trainer.cpp, hold that).
+// A long run: scripts/lab test runs it natively only (its `long_runs`); the
+// WebAssembly builds train the same bits (the golden losses hold that).
 TEST_CASE("the lessons' numbers: reading past the training length, windows, sinks and shared key/value heads (seed 1)") {
   struct Pair {
     std::initializer_list<std::pair<const std::string, std::string>> settings;
@@ -277,6 +276,7 @@ TEST_CASE("the lessons' numbers: reading past the training length, windows, sink
     const auto& m = modern_test::models(st).items();
     REQUIRE(m.size() == 2);
     CHECK(m[0].find("curve") != nullptr);
+    CHECK(modern_test::num(m[1], "windows") == 156);  // one every 32 of the 5,111 held-out characters
     CHECK(ex->view().mats.at("reach").cols() == 128);
     auto near = [](const attn::json::Value& v, const char* key, double want) {
       const attn::json::Value* x = v.find(key);
@@ -301,6 +301,10 @@ TEST_CASE("the lessons' numbers: reading past the training length, windows, sink
   REQUIRE(runs.size() == 2);
   CHECK(modern_test::num(runs[0], "heldoutLoss") == doctest::Approx(1.837).epsilon(0.001));
   CHECK(modern_test::num(runs[1], "heldoutLoss") == doctest::Approx(1.832).epsilon(0.001));
+  // kv_cache.lesson's how-big: 32 layers, 8 key/value heads of 128, 8,192
+  // tokens, 2 bytes a number: 1 GiB; a key/value head per query head (32): 4 GiB.
+  CHECK(2LL * 32 * 8192 * 8 * 128 * 2 == 1LL << 30);
+  CHECK(2LL * 32 * 8192 * 32 * 128 * 2 == 4LL << 30);
   // kv_cache.lesson's work-grows: about 107,000 and 140,000 multiply-adds for
   // the 1st and 128th new character with the cache; 1.8 and 17.5 million re-reading.
   const attn::Mat& work = kv->view().mats.at("work");
@@ -318,4 +322,3 @@ TEST_CASE("the lessons' numbers: reading past the training length, windows, sink
   for (int k : {16, 17, 60, 127}) CHECK(lw(0, k) == lw(1, k));
   CHECK(lw(1, 127) == lw(1, 16));
 }
-#endif
