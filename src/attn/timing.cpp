@@ -16,15 +16,23 @@ double steady_now_ms() {
   return std::chrono::duration<double, std::milli>(clock::now().time_since_epoch()).count();
 }
 
-// Median of `repeats` timed calls of run(), after one untimed warm-up call.
+// Median of `repeats` timed samples of run(), after one untimed warm-up call;
+// a sample calls run() until min_sample_ms have passed (at least once) and
+// is the time per call.
 template <class Run>
-double median_ms(double (*now_ms)(), int repeats, Run run) {
+double median_ms(double (*now_ms)(), int repeats, double min_sample_ms, Run run) {
   run();
   std::vector<double> times;
   for (int r = 0; r < repeats; ++r) {
     const double t0 = now_ms();
-    run();
-    times.push_back(now_ms() - t0);
+    double t = 0.0;
+    long calls = 0;
+    do {
+      run();
+      ++calls;
+      t = now_ms() - t0;
+    } while (t < min_sample_ms && calls < 1000000);
+    times.push_back(t / double(calls));
   }
   std::sort(times.begin(), times.end());
   const size_t mid = times.size() / 2;
@@ -60,7 +68,7 @@ TimingPoint time_rnn_vs_attention_at(const TimingDesc& desc, int n) {
   RnnDesc rnn;
   rnn.cell = desc.cell;
   const RnnParams params = init_rnn_params(rnn, d, d, rng);
-  point.rnn_ms = median_ms(now_ms, desc.repeats, [&] { (void)rnn_forward(rnn, params, X); });
+  point.rnn_ms = median_ms(now_ms, desc.repeats, desc.min_sample_ms, [&] { (void)rnn_forward(rnn, params, X); });
 
   // Self-attention sees all rows at once.
   const float limit = 1.0f / std::sqrt(float(d));
@@ -71,9 +79,9 @@ TimingPoint time_rnn_vs_attention_at(const TimingDesc& desc, int n) {
   FastAttentionWorkspace workspace;
   FastSelfAttentionDesc attention;
   auto attend = [&] { (void)fast_self_attention(X, w, attention, &out, nullptr, &workspace); };
-  point.attention_ms = median_ms(now_ms, desc.repeats, attend);
+  point.attention_ms = median_ms(now_ms, desc.repeats, desc.min_sample_ms, attend);
   attention.scalar = true;
-  point.attention_scalar_ms = median_ms(now_ms, desc.repeats, attend);
+  point.attention_scalar_ms = median_ms(now_ms, desc.repeats, desc.min_sample_ms, attend);
   point.n = n;
   return point;
 }

@@ -26,6 +26,10 @@ struct TimingDesc {
   int d = 32;               // model width: d_in = H for the RNN, d_model = d_k = d_v for attention
   CellKind cell = CellKind::rnn_tanh;
   int repeats = 5;          // >= 1; the reported time is the median
+  // Each timed sample repeats the call until this many milliseconds have
+  // passed and divides by the calls (0: one call), so a coarse clock (a
+  // browser's, 0.1 to 1 ms) still times calls far shorter than its tick.
+  double min_sample_ms = 0.0;
   uint64_t seed = 1;        // inputs and weights, from attn::Rng
   // Clock in milliseconds; null = std::chrono::steady_clock. (Tests pass a fake
   // one; a caller may pass a finer clock of its own.)

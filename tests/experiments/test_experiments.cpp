@@ -859,7 +859,9 @@ TEST_CASE("train_translation: word 3 forced onto 我, seeds 1 to 5, never gives 
                                                      {"3", "I love China . <eos>"},
                                                      {"4", "I love dogs . <eos>"},
                                                      {"5", "I love dogs . <eos>"}};
-  for (const auto& [seed, expected] : quoted) {
+  for (const auto& entry : quoted) {  // (no structured binding: clang 14 cannot capture one in doctest's lambda)
+    const std::string& seed = entry.first;
+    const std::string& expected = entry.second;
     CAPTURE(seed);
     auto ex = attn::make_experiment("train_translation", settings({{"seed", seed}}));
     while (!ex->done()) ex->advance(50.0);

@@ -1317,10 +1317,10 @@ TEST_CASE("heads, the Transformer block, uses and the recap: the figures their h
     CHECK(std::abs(grid(2.5f)(1, 1) - 0.21f) < 0.005f);
     CHECK(std::abs(grid(2.5f)(2, 1) - 0.10f) < 0.005f);
   }
-  {  // induction-heads/the-task, first-half-best: after j letters 16 - j are left, and from j = 4 on the first
-     // half may be over (L = 4 .. 8, each alike: the first letter comes back with probability 1 / (9 - j)), so
-     // a new letter gets (1 - 1 / (9 - j)) / (16 - j); over the first-half targets the best loss averages
-     // about 2.67 (2.54 for a model that knew L)
+  {  // induction-heads/the-task, first-half-best: after j letters 16 - j are left; the restart (target L) is
+     // in neither half's loss, so on every first-half target the next letter is new and the best loss over
+     // them averages about 2.54. (A model that also kept 1 / (9 - j) for the restart from j = 4 on, as the
+     // training loss over every target would teach, would average 2.67 there.)
     double sum = 0.0, knowing_l = 0.0;
     int targets = 0;
     for (int L = 4; L <= 8; ++L)

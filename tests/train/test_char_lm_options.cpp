@@ -468,7 +468,8 @@ TEST_CASE("measure: read through a window, with and without sinks" * doctest::sk
     REQUIRE_MESSAGE(run.error().empty(), run.error());
     run.run_for(1e12, steps);
     const CharLm& m = *run.char_lm();
-    for (const auto& [w, s] : std::vector<std::pair<int, int>>{{0, 0}, {32, 0}, {32, 4}, {16, 0}, {16, 4}, {8, 0}, {8, 1}, {8, 4}}) {
+    for (const auto& ws : std::vector<std::pair<int, int>>{{0, 0}, {32, 0}, {32, 4}, {16, 0}, {16, 4}, {8, 0}, {8, 1}, {8, 4}}) {
+      const int w = ws.first, s = ws.second;
       CharLmDesc dd = m.desc();
       dd.options.window = w;
       dd.options.sinks = s;
