@@ -173,7 +173,7 @@ TEST_CASE("train_kv_cache: with a window the cache is a rolling buffer of the si
   const attn::json::Value& m = modern_test::models(st).items()[0];
   CHECK(modern_test::num(m, "entries") == 10);
   CHECK(modern_test::num(m, "capacity") == 10);
-  const attn::Mat& held = ex->view().mats.at("cache");
+  const attn::Mat held = ex->view().mats.at("cache");
   CHECK(held.sum() == doctest::Approx(2 * 8));  // the sinks are off the picture's last 32 positions
   CHECK(held(0, held.cols() - 1) == 1.0f);
   CHECK(held(0, held.cols() - 9) == 0.0f);
@@ -339,7 +339,7 @@ TEST_CASE("the lessons' numbers: reading past the training length, windows, sink
   CHECK(2LL * 32 * 8192 * 32 * 128 * 2 == 4LL << 30);
   // kv_cache.lesson's work-grows: about 107,000 and 140,000 multiply-adds for
   // the 1st and 128th new character with the cache; 1.8 and 17.5 million re-reading.
-  const attn::Mat& work = kv->view().mats.at("work");
+  const attn::Mat work = kv->view().mats.at("work");
   CHECK(std::abs(work(0, 0) - 107392.0f) < 1.0f);
   CHECK(std::abs(work(0, 127) - 139904.0f) < 1.0f);
   CHECK(std::abs(work(1, 0) / 1e6f - 1.79f) < 0.01f);
