@@ -215,13 +215,14 @@ class KvCacheExperiment : public TextTrainingExperiment {
     return d;
   }
 
-  // Whether position p is still held after `upto` characters: every earlier
-  // one, or with a window the first `sinks` and the last `window`; a learned
+  // Whether position p is still held after `upto` characters: a key the next
+  // query may still see (the model's own mask rule, key_visible: every earlier
+  // one, or with a window the first `sinks` and the last `window`); a learned
   // model re-reads its last `context` characters.
   bool held_at(int p, int upto) const {
     const train::DecoderOptions& o = options();
     if (o.position == train::PositionKind::learned) return upto - p <= sizes().context;
-    return o.window <= 0 || upto - 1 - p < o.window || p < o.sinks;
+    return train::key_visible(upto - 1, p, o.window, o.sinks);
   }
   // The cache of track k after `upto` characters (CharLmCache::size's sums,
   // without running it).
