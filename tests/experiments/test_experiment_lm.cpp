@@ -26,18 +26,8 @@ namespace {
 using attn::test::has_panel;
 
 using attn::DemoInputs;
+using attn::test::run_to_end;
 
-DemoInputs lm_settings(std::initializer_list<std::pair<const std::string, std::string>> s) {
-  DemoInputs in;
-  in.settings = s;
-  return in;
-}
-
-double num(const attn::json::Value& v, const char* key) {
-  const attn::json::Value* x = v.find(key);
-  REQUIRE(x != nullptr);
-  return x->as_number();
-}
 
 std::string str(const attn::json::Value& v, const char* key) {
   const attn::json::Value* x = v.find(key);
@@ -49,7 +39,7 @@ double run_status_loss(const attn::json::Value& status) {
   const attn::json::Value* runs = status.find("runs");
   REQUIRE(runs);
   REQUIRE(runs->size() == 1);
-  return num(runs->items()[0], "heldoutLoss");
+  return attn::test::number(runs->items()[0], "heldoutLoss");
 }
 
 // The code point of one character given as its UTF-8 bytes (valid UTF-8).
@@ -62,10 +52,6 @@ uint32_t code_point(const std::string& c) {
   return cp;
 }
 
-void run_to_end(attn::Experiment& ex) {
-  for (int i = 0; i < 100000 && !ex.done(); ++i) ex.advance(50.0);
-  REQUIRE(ex.done());
-}
 
 // The likeliest next character after `prompt` (it must be `expect`) and its
 // probability, lm_next[0, 0], rounded to two places as the lesson quotes it.
@@ -104,18 +90,18 @@ TEST_CASE("train_lm: the typed prompt is checked length first, then UTF-8, then 
   CHECK_FALSE(attn::check_lm_prompt(std::string("a\x01" "b"), &why));
   CHECK(attn::check_lm_prompt("two\nlines", &why));
   // Through the registry, as a link or a lesson file would give it.
-  CHECK(!attn::live_demos().run("train_lm", lm_settings({{"prompt", std::string(200, 'x')}})).error.empty());
-  CHECK(!attn::live_demos().run("train_lm", lm_settings({{"ablate", "3.0"}})).error.empty());
-  CHECK(!attn::live_demos().run("train_lm", lm_settings({{"temperature", "0"}})).error.empty());
-  CHECK(!attn::live_demos().run("train_lm", lm_settings({{"corpus", "klingon"}})).error.empty());
-  CHECK(attn::live_demos().run("train_lm", lm_settings({{"corpus", "chinese"}, {"prompt", "春眠不觉晓"}})).error.empty());
+  CHECK(!attn::live_demos().run("train_lm", attn::test::settings({{"prompt", std::string(200, 'x')}})).error.empty());
+  CHECK(!attn::live_demos().run("train_lm", attn::test::settings({{"ablate", "3.0"}})).error.empty());
+  CHECK(!attn::live_demos().run("train_lm", attn::test::settings({{"temperature", "0"}})).error.empty());
+  CHECK(!attn::live_demos().run("train_lm", attn::test::settings({{"corpus", "klingon"}})).error.empty());
+  CHECK(attn::live_demos().run("train_lm", attn::test::settings({{"corpus", "chinese"}, {"prompt", "春眠不觉晓"}})).error.empty());
 }
 
 TEST_CASE("train_lm: without its text the run says why, trains nothing and finishes") {
   const char* old = std::getenv("LAB_CORPUS_DIR");
   const std::string kept = old ? old : "";
   setenv("LAB_CORPUS_DIR", "/nonexistent-attnlab-corpora", 1);
-  auto ex = attn::make_experiment("train_lm", lm_settings({{"steps", "50"}}));
+  auto ex = attn::make_experiment("train_lm", attn::test::settings({{"steps", "50"}}));
   REQUIRE(ex);
   CHECK(ex->advance(10.0) == 0);
   CHECK(ex->done());
@@ -127,15 +113,15 @@ TEST_CASE("train_lm: without its text the run says why, trains nothing and finis
 }
 
 TEST_CASE("train_lm: a short run draws, samples, reads a prompt, switches a head off, and its state travels as bytes") {
-  auto ex = attn::make_experiment("train_lm", lm_settings({{"steps", "50"}, {"prompt", "We the People"}, {"heads", "on"}}));
+  auto ex = attn::make_experiment("train_lm", attn::test::settings({{"steps", "50"}, {"prompt", "We the People"}, {"heads", "on"}}));
   REQUIRE(ex);
   run_to_end(*ex);
   const attn::json::Value s = ex->status();
-  CHECK(num(s, "steps") == 50);
+  CHECK(attn::test::number(s, "steps") == 50);
   REQUIRE(!s.find("error"));
   // The baselines: the unigram is above the bigram mix, both finite.
-  CHECK(num(s, "unigramLoss") > num(s, "bigramLoss"));
-  CHECK(num(s, "bigramLoss") > 1.0);
+  CHECK(attn::test::number(s, "unigramLoss") > attn::test::number(s, "bigramLoss"));
+  CHECK(attn::test::number(s, "bigramLoss") > 1.0);
   const std::string sample = str(s, "sample");
   CHECK(attn::data::utf8_chars(sample).size() == 96);
   CHECK(attn::data::valid_utf8(sample));
@@ -168,7 +154,7 @@ TEST_CASE("train_lm: a short run draws, samples, reads a prompt, switches a head
   REQUIRE(ex->set_view_setting("ablate", "1.0"));
   const attn::json::Value off = ex->status();
   CHECK(str(off, "ablate") == "1.0");
-  CHECK(num(off, "ablatedLoss") == doctest::Approx(off.find("headOffLoss")->items()[0].as_number()));
+  CHECK(attn::test::number(off, "ablatedLoss") == doctest::Approx(off.find("headOffLoss")->items()[0].as_number()));
   const bool moved = str(off, "sample") != sample ||
                      off.find("promptNext")->items()[0].items()[1].as_number() != next->items()[0].items()[1].as_number();
   CHECK(moved);
@@ -176,9 +162,9 @@ TEST_CASE("train_lm: a short run draws, samples, reads a prompt, switches a head
   CHECK(str(ex->status(), "sample") == sample);
 
   // The page's copy reads the worker's bytes and shows the same.
-  auto page = attn::make_experiment("train_lm", lm_settings({{"steps", "50"}, {"prompt", "We the People"}, {"heads", "on"}}));
+  auto page = attn::make_experiment("train_lm", attn::test::settings({{"steps", "50"}, {"prompt", "We the People"}, {"heads", "on"}}));
   // Without "heads": on, the same run shows no head panels.
-  CHECK_FALSE(has_panel(attn::make_experiment("train_lm", lm_settings({{"steps", "50"}}))->view(), "lm-scores"));
+  CHECK_FALSE(has_panel(attn::make_experiment("train_lm", attn::test::settings({{"steps", "50"}}))->view(), "lm-scores"));
   attn::ByteWriter w;
   ex->write_state(w);
   const std::string bytes = w.take();
@@ -188,25 +174,25 @@ TEST_CASE("train_lm: a short run draws, samples, reads a prompt, switches a head
   }
   const attn::json::Value ps = page->status();
   CHECK(str(ps, "sample") == sample);
-  CHECK(num(ps, "bigramLoss") == num(s, "bigramLoss"));
+  CHECK(attn::test::number(ps, "bigramLoss") == attn::test::number(s, "bigramLoss"));
   CHECK(ps.find("headOffLoss")->items()[3].as_number() == s.find("headOffLoss")->items()[3].as_number());
   // Cut short or with a different model's shape, the bytes change nothing.
-  auto fresh = attn::make_experiment("train_lm", lm_settings({{"steps", "50"}}));
+  auto fresh = attn::make_experiment("train_lm", attn::test::settings({{"steps", "50"}}));
   attn::ByteReader cut(std::string_view(bytes).substr(0, bytes.size() - 9));
   CHECK_FALSE(fresh->read_state(cut));
-  CHECK(num(fresh->status(), "steps") == 0);
-  auto other = attn::make_experiment("train_lm", lm_settings({{"steps", "50"}, {"corpus", "chinese"}}));
+  CHECK(attn::test::number(fresh->status(), "steps") == 0);
+  auto other = attn::make_experiment("train_lm", attn::test::settings({{"steps", "50"}, {"corpus", "chinese"}}));
   attn::ByteReader r2(bytes);
   CHECK_FALSE(other->read_state(r2));
 }
 
 TEST_CASE("train_lm: the poems train too, and a Chinese prompt is read character by character") {
-  auto ex = attn::make_experiment("train_lm", lm_settings({{"steps", "20"}, {"corpus", "chinese"}, {"prompt", "春眠不觉晓，"}, {"heads", "on"}}));
+  auto ex = attn::make_experiment("train_lm", attn::test::settings({{"steps", "20"}, {"corpus", "chinese"}, {"prompt", "春眠不觉晓，"}, {"heads", "on"}}));
   run_to_end(*ex);
   const attn::json::Value s = ex->status();
   REQUIRE(!s.find("error"));
   CHECK(str(s, "corpus") == "chinese");
-  CHECK(num(s, "unigramLoss") > num(s, "bigramLoss"));
+  CHECK(attn::test::number(s, "unigramLoss") > attn::test::number(s, "bigramLoss"));
   CHECK(ex->view().mats.at("lm_head").rows() == 6);
   CHECK(attn::data::valid_utf8(str(s, "promptContinuation")));
 }
@@ -214,15 +200,15 @@ TEST_CASE("train_lm: the poems train too, and a Chinese prompt is read character
 TEST_CASE("train_lm: the lesson's run ends below the bigram baseline, and the curve says when it crossed") {
   // English, seed 1, the sampling step's 400 steps (test_char_lm measures 2.10
   // nats per character at 300 against the bigram mix's 2.29).
-  auto ex = attn::make_experiment("train_lm", lm_settings({{"steps", "400"}}));
+  auto ex = attn::make_experiment("train_lm", attn::test::settings({{"steps", "400"}}));
   run_to_end(*ex);
   const attn::json::Value s = ex->status();
   const double model = run_status_loss(s);
-  MESSAGE("held-out " << model << " nats per character; unigram " << num(s, "unigramLoss") << ", bigram "
-                      << num(s, "bigramLoss") << "; below the bigram from step " << num(s, "belowBigramAt"));
-  CHECK(model < num(s, "bigramLoss"));
-  CHECK(num(s, "belowBigramAt") > 0);
-  CHECK(num(s, "belowBigramAt") <= 300);
+  MESSAGE("held-out " << model << " nats per character; unigram " << attn::test::number(s, "unigramLoss") << ", bigram "
+                      << attn::test::number(s, "bigramLoss") << "; below the bigram from step " << attn::test::number(s, "belowBigramAt"));
+  CHECK(model < attn::test::number(s, "bigramLoss"));
+  CHECK(attn::test::number(s, "belowBigramAt") > 0);
+  CHECK(attn::test::number(s, "belowBigramAt") <= 300);
 
   // The sampling step's exercise (lm_next[0, 0] > 0.8) and the numbers its hint
   // quotes: the likeliest next character's probability after three prompts.
@@ -237,7 +223,7 @@ TEST_CASE("train_lm: the poems' model at the sampling step's 400 steps is sure o
   // corpus.zh): its exercise's solution (solution.zh, lm_next[0, 0] > 0.8) and
   // the numbers its hint quotes. Inside a line the likeliest is often the
   // unknown token, shown as a box.
-  auto ex = attn::make_experiment("train_lm", lm_settings({{"corpus", "chinese"}, {"steps", "400"}}));
+  auto ex = attn::make_experiment("train_lm", attn::test::settings({{"corpus", "chinese"}, {"steps", "400"}}));
   run_to_end(*ex);
   CHECK(likeliest_after(*ex, "床前明月光，疑是地上霜。", "\n") == doctest::Approx(1.00));  // the solution
   CHECK(ex->view().mats.at("lm_next")(0, 0) > 0.99f);  // 0.996
@@ -279,7 +265,7 @@ TEST_CASE("measure: train_lm over the lesson's 1000 steps, both texts" * doctest
     const bool zh = text.rfind("chinese", 0) == 0;
     const bool short_run = text.find("-400") != std::string::npos;
     auto ex = attn::make_experiment(
-        "train_lm", lm_settings({{"corpus", zh ? "chinese" : "english"}, {"steps", short_run ? "400" : "1000"},
+        "train_lm", attn::test::settings({{"corpus", zh ? "chinese" : "english"}, {"steps", short_run ? "400" : "1000"},
                                  {"prompt", zh ? "床前明月光，疑是地上霜。" : "the United States of America"}}));
     // The sample as the page shows it after the first evaluation (step 50).
     std::string sample_at_50;
@@ -289,9 +275,9 @@ TEST_CASE("measure: train_lm over the lesson's 1000 steps, both texts" * doctest
     }
     REQUIRE(ex->done());
     const attn::json::Value s = ex->status();
-    MESSAGE(text << ": held-out " << run_status_loss(s) << ", unigram " << num(s, "unigramLoss") << ", bigram "
-                 << num(s, "bigramLoss") << " (lambda " << num(s, "bigramLambda") << "), below the bigram from step "
-                 << num(s, "belowBigramAt") << ", vocab " << num(s, "vocab") << ", parameters " << num(s, "parameters"));
+    MESSAGE(text << ": held-out " << run_status_loss(s) << ", unigram " << attn::test::number(s, "unigramLoss") << ", bigram "
+                 << attn::test::number(s, "bigramLoss") << " (lambda " << attn::test::number(s, "bigramLambda") << "), below the bigram from step "
+                 << attn::test::number(s, "belowBigramAt") << ", vocab " << attn::test::number(s, "vocab") << ", parameters " << attn::test::number(s, "parameters"));
     MESSAGE("sample: " << str(s, "sample"));
     MESSAGE("prompt continued: " << str(s, "promptContinuation"));
     std::string heads;
@@ -300,44 +286,44 @@ TEST_CASE("measure: train_lm over the lesson's 1000 steps, both texts" * doctest
       std::snprintf(buf, sizeof buf, "%zu.%zu prev %.3f ind %.3f brk %.3f off %.3f; ", k / 4 + 1, k % 4,
                     s.find("previousTokenScore")->items()[k].as_number(), s.find("inductionScore")->items()[k].as_number(),
                     s.find("breakScore")->items()[k].as_number(),
-                    s.find("headOffLoss")->items()[k].as_number() - num(s, "allHeadsLoss"));
+                    s.find("headOffLoss")->items()[k].as_number() - attn::test::number(s, "allHeadsLoss"));
       heads += buf;
     }
-    MESSAGE("all heads " << num(s, "allHeadsLoss") << "; " << heads);
+    MESSAGE("all heads " << attn::test::number(s, "allHeadsLoss") << "; " << heads);
     // What the lesson quotes (seed 1).
     auto score = [&](const char* key, size_t k) { return s.find(key)->items()[k].as_number(); };
-    auto rise = [&](size_t k) { return score("headOffLoss", k) - num(s, "allHeadsLoss"); };
+    auto rise = [&](size_t k) { return score("headOffLoss", k) - attn::test::number(s, "allHeadsLoss"); };
     double induction_max = 0.0;
     for (size_t k = 0; k < 8; ++k) induction_max = std::max(induction_max, score("inductionScore", k));
     MESSAGE("sample at step 50: " << sample_at_50);
     if (text == "english") {  // baselines: 3.04, 2.29; below from step 200; 1.69 at 1000; induction below 0.02
-      CHECK(num(s, "vocab") == 74);  // ln 74 = 4.30
-      CHECK(num(s, "parameters") == 111178);
+      CHECK(attn::test::number(s, "vocab") == 74);  // ln 74 = 4.30
+      CHECK(attn::test::number(s, "parameters") == 111178);
       // "about six times the translator's" (its 17,341, checked below with the poems)
-      CHECK(num(s, "parameters") / 17341.0 == doctest::Approx(6.4).epsilon(0.01));
-      CHECK(num(s, "unigramLoss") == doctest::Approx(3.04).epsilon(0.002));
-      CHECK(num(s, "bigramLoss") == doctest::Approx(2.29).epsilon(0.002));
-      CHECK(num(s, "belowBigramAt") == 200);
+      CHECK(attn::test::number(s, "parameters") / 17341.0 == doctest::Approx(6.4).epsilon(0.01));
+      CHECK(attn::test::number(s, "unigramLoss") == doctest::Approx(3.04).epsilon(0.002));
+      CHECK(attn::test::number(s, "bigramLoss") == doctest::Approx(2.29).epsilon(0.002));
+      CHECK(attn::test::number(s, "belowBigramAt") == 200);
       CHECK(run_status_loss(s) == doctest::Approx(1.69).epsilon(0.003));
-      CHECK(num(s, "bigramLoss") - run_status_loss(s) == doctest::Approx(0.60).epsilon(0.01));  // the poems step (zh)
+      CHECK(attn::test::number(s, "bigramLoss") - run_status_loss(s) == doctest::Approx(0.60).epsilon(0.01));  // the poems step (zh)
       CHECK(induction_max < 0.02);
       // The words the baselines step's after-text finds in the last sample.
       const std::string last = str(s, "sample");
       for (const char* word : {"the", "shall", "Laws"}) CHECK_MESSAGE(last.find(word) != std::string::npos, word);
     } else if (text == "chinese") {  // 4.50, 4.21, below from 150, 4.03; break scores 1.1 0.45, 2.0 0.37
-      CHECK(num(s, "vocab") == 501);  // ln 501 = 6.22
-      CHECK(num(s, "parameters") == 166261);
+      CHECK(attn::test::number(s, "vocab") == 501);  // ln 501 = 6.22
+      CHECK(attn::test::number(s, "parameters") == 166261);
       // "nearly ten times the translator's" (the English model's 111,178: "about six times")
       attn::train::RunDesc translator;
       translator.kind = attn::train::RunKind::translation_additive;
       CHECK(attn::train::TrainRun(translator).parameter_count() == 17341);
-      CHECK(num(s, "unigramLoss") == doctest::Approx(4.50).epsilon(0.002));
-      CHECK(num(s, "bigramLoss") == doctest::Approx(4.21).epsilon(0.002));
-      CHECK(num(s, "belowBigramAt") == 150);
+      CHECK(attn::test::number(s, "unigramLoss") == doctest::Approx(4.50).epsilon(0.002));
+      CHECK(attn::test::number(s, "bigramLoss") == doctest::Approx(4.21).epsilon(0.002));
+      CHECK(attn::test::number(s, "belowBigramAt") == 150);
       // 4.0257 since issue 36's batched step (4.0242 before, which the lesson quoted as 4.02)
       CHECK(run_status_loss(s) == doctest::Approx(4.03).epsilon(0.0012));
       CHECK(std::exp(run_status_loss(s)) == doctest::Approx(56).epsilon(0.01));      // "about 56 characters"
-      CHECK(num(s, "bigramLoss") - run_status_loss(s) == doctest::Approx(0.18).epsilon(0.03));
+      CHECK(attn::test::number(s, "bigramLoss") - run_status_loss(s) == doctest::Approx(0.18).epsilon(0.03));
       CHECK(score("breakScore", 1) == doctest::Approx(0.45).epsilon(0.012));
       CHECK(score("breakScore", 4) == doctest::Approx(0.37).epsilon(0.015));
       CHECK(induction_max < 0.08);
@@ -362,7 +348,7 @@ TEST_CASE("measure: train_lm over the lesson's 1000 steps, both texts" * doctest
       CHECK(rise(0) == doctest::Approx(0.105).epsilon(0.01));
       CHECK(rise(0) < 0.11);
       for (size_t k = 4; k < 8; ++k) CHECK(rise(k) < 0.04);
-      CHECK(num(s, "bigramLoss") - run_status_loss(s) == doctest::Approx(0.18).epsilon(0.03));
+      CHECK(attn::test::number(s, "bigramLoss") - run_status_loss(s) == doctest::Approx(0.18).epsilon(0.03));
       // The line-break scores, far above the others: 2.0 0.53, 1.1 0.49, 1.3 0.45
       // (at 1000 steps 1.1 0.45 and 2.0 0.37, which the poems step quotes beside them).
       CHECK(score("breakScore", 4) == doctest::Approx(0.53).epsilon(0.01));
@@ -382,7 +368,7 @@ TEST_CASE("measure: train_lm over the lesson's 1000 steps, both texts" * doctest
       // The induction-formed after-text: with seeds 2 and 3 (the same 400 steps)
       // no head reaches 0.07 either.
       for (const char* seed : {"2", "3"}) {
-        auto other = attn::make_experiment("train_lm", lm_settings({{"steps", "400"}, {"seed", seed}}));
+        auto other = attn::make_experiment("train_lm", attn::test::settings({{"steps", "400"}, {"seed", seed}}));
         run_to_end(*other);
         const attn::json::Value os = other->status();
         double most = 0.0;

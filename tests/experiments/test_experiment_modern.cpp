@@ -19,27 +19,10 @@ namespace modern_test {
 using attn::DemoInputs;
 using attn::json::Value;
 
-DemoInputs given(std::initializer_list<std::pair<const std::string, std::string>> s) {
-  DemoInputs in;
-  in.settings = s;
-  return in;
-}
-
-double num(const attn::json::Value& v, const char* key) {
-  const attn::json::Value* x = v.find(key);
-  REQUIRE_MESSAGE(x != nullptr, key);
-  return x->as_number();
-}
-
 const attn::json::Value& models(const attn::json::Value& status) {
   const attn::json::Value* m = status.find("models");
   REQUIRE(m != nullptr);
   return *m;
-}
-
-void run_to_end(attn::Experiment& ex) {
-  for (int i = 0; i < 100000 && !ex.done(); ++i) ex.advance(50.0);
-  REQUIRE(ex.done());
 }
 
 // The demo table's verdict on a lesson step's settings, as a lesson would give them.
@@ -61,13 +44,13 @@ std::vector<std::string> problems(const std::string& demo, const DemoInputs& in)
 
 
 TEST_CASE("train_positions and train_kv_cache: sinks count only with a window and never exceed it, and unknown kinds are refused") {
-  CHECK(modern_test::problems("train_positions", modern_test::given({{"position", "rope"}, {"window", "8"}, {"sinks", "2"}})).empty());
-  CHECK_FALSE(modern_test::problems("train_positions", modern_test::given({{"position", "spiral"}})).empty());
-  CHECK_FALSE(modern_test::problems("train_kv_cache", modern_test::given({{"kv_heads", "3"}})).empty());
-  CHECK_FALSE(modern_test::problems("train_kv_cache", modern_test::given({{"window", "7"}})).empty());
+  CHECK(modern_test::problems("train_positions", attn::test::settings({{"position", "rope"}, {"window", "8"}, {"sinks", "2"}})).empty());
+  CHECK_FALSE(modern_test::problems("train_positions", attn::test::settings({{"position", "spiral"}})).empty());
+  CHECK_FALSE(modern_test::problems("train_kv_cache", attn::test::settings({{"kv_heads", "3"}})).empty());
+  CHECK_FALSE(modern_test::problems("train_kv_cache", attn::test::settings({{"window", "7"}})).empty());
   // A step's sinks left over when the learner turns the window off: the model
   // has none (its name says so); more sinks than the window: as many as it.
-  auto ex = attn::make_experiment("train_positions", modern_test::given({{"window_b", "0"}, {"sinks_b", "4"}, {"window", "4"}, {"sinks", "4"}}));
+  auto ex = attn::make_experiment("train_positions", attn::test::settings({{"window_b", "0"}, {"sinks_b", "4"}, {"window", "4"}, {"sinks", "4"}}));
   const attn::json::Value st = ex->status();
   CHECK(modern_test::models(st).items()[0].find("sinks")->as_number() == 4);
   CHECK(modern_test::models(st).items()[1].find("sinks")->as_number() == 0);
@@ -75,18 +58,18 @@ TEST_CASE("train_positions and train_kv_cache: sinks count only with a window an
 }
 
 TEST_CASE("train_positions: a learned table stops at the training length, rope reads to four times it, and the state travels as bytes") {
-  auto ex = attn::make_experiment("train_positions", modern_test::given({{"steps", "100"}, {"position", "learned"}, {"position_b", "rope"}}));
+  auto ex = attn::make_experiment("train_positions", attn::test::settings({{"steps", "100"}, {"position", "learned"}, {"position_b", "rope"}}));
   REQUIRE(ex);
-  CHECK(modern_test::num(ex->status(), "context") == 32);
-  modern_test::run_to_end(*ex);
+  CHECK(attn::test::number(ex->status(), "context") == 32);
+  attn::test::run_to_end(*ex);
   const attn::json::Value st = ex->status();
   REQUIRE(modern_test::models(st).size() == 2);
   const attn::json::Value& learned = modern_test::models(st).items()[0];
   const attn::json::Value& rope = modern_test::models(st).items()[1];
-  CHECK(modern_test::num(learned, "reach") == 32);
+  CHECK(attn::test::number(learned, "reach") == 32);
   CHECK(learned.find("far") == nullptr);  // no invented value past the table
-  CHECK(modern_test::num(rope, "reach") == 128);
-  CHECK(std::isfinite(modern_test::num(rope, "far")));
+  CHECK(attn::test::number(rope, "reach") == 128);
+  CHECK(std::isfinite(attn::test::number(rope, "far")));
   CHECK(learned.find("curve")->size() == 32);
   CHECK(rope.find("curve")->size() == 128);
 
@@ -106,45 +89,45 @@ TEST_CASE("train_positions: a learned table stops at the training length, rope r
   // truncated or foreign bytes change nothing.
   attn::ByteWriter w;
   ex->write_state(w);
-  auto page = attn::make_experiment("train_positions", modern_test::given({{"steps", "100"}, {"position", "learned"}, {"position_b", "rope"}}));
+  auto page = attn::make_experiment("train_positions", attn::test::settings({{"steps", "100"}, {"position", "learned"}, {"position_b", "rope"}}));
   const std::string bytes = w.take();
   attn::ByteReader cut(std::string_view(bytes).substr(0, bytes.size() - 9));
   CHECK_FALSE(page->read_state(cut));
-  CHECK(modern_test::num(page->status(), "steps") == 0);
+  CHECK(attn::test::number(page->status(), "steps") == 0);
   attn::ByteReader r(bytes);
   REQUIRE(page->read_state(r));
   const attn::DemoOutputs shown = page->view();
   CHECK(shown.mats.at("reach")(1, 127) == ys(1, 127));
   CHECK(std::isnan(shown.mats.at("reach")(0, 40)));
-  auto other = attn::make_experiment("train_kv_cache", modern_test::given({{"steps", "100"}}));
+  auto other = attn::make_experiment("train_kv_cache", attn::test::settings({{"steps", "100"}}));
   attn::ByteReader r2(bytes);
   CHECK_FALSE(other->read_state(r2));
 }
 
 TEST_CASE("train_kv_cache: the same text both ways, linear against quadratic work, and one key/value head shrinks the cache by four") {
-  auto ex = attn::make_experiment("train_kv_cache", modern_test::given({{"steps", "10"}, {"compare", "on"}, {"kv_heads", "4"}, {"kv_heads_b", "1"}}));
+  auto ex = attn::make_experiment("train_kv_cache", attn::test::settings({{"steps", "10"}, {"compare", "on"}, {"kv_heads", "4"}, {"kv_heads_b", "1"}}));
   REQUIRE(ex);
-  modern_test::run_to_end(*ex);
+  attn::test::run_to_end(*ex);
   const attn::json::Value st = ex->status();
   REQUIRE(modern_test::models(st).size() == 2);
   const attn::json::Value& four = modern_test::models(st).items()[0];
   const attn::json::Value& one = modern_test::models(st).items()[1];
-  CHECK(modern_test::num(four, "kvHeads") == 4);
-  CHECK(modern_test::num(one, "kvHeads") == 1);
-  CHECK(modern_test::num(four, "entries") == 16 + 128);  // rope: every position kept
-  CHECK(modern_test::num(four, "numbers") == 2 * 144 * (2 * 4 * 16));
-  CHECK(modern_test::num(four, "bytes") == 4 * modern_test::num(four, "numbers"));
-  CHECK(modern_test::num(four, "bytes") == 4 * modern_test::num(one, "bytes"));
+  CHECK(attn::test::number(four, "kvHeads") == 4);
+  CHECK(attn::test::number(one, "kvHeads") == 1);
+  CHECK(attn::test::number(four, "entries") == 16 + 128);  // rope: every position kept
+  CHECK(attn::test::number(four, "numbers") == 2 * 144 * (2 * 4 * 16));
+  CHECK(attn::test::number(four, "bytes") == 4 * attn::test::number(four, "numbers"));
+  CHECK(attn::test::number(four, "bytes") == 4 * attn::test::number(one, "bytes"));
 
   const attn::json::Value* timed = st.find("timed");
   REQUIRE(timed != nullptr);
   REQUIRE(timed->size() == 2);
   for (const attn::json::Value& t : timed->items()) {
     CHECK(t.find("same")->as_bool());
-    CHECK(modern_test::num(t, "withCharsPerSecond") > 0);
-    CHECK(modern_test::num(t, "withoutCharsPerSecond") > 0);
-    MESSAGE(modern_test::num(t, "chars") << " characters: " << modern_test::num(t, "withCharsPerSecond") << " chars/s with the cache, "
-                            << modern_test::num(t, "withoutCharsPerSecond") << " without");
+    CHECK(attn::test::number(t, "withCharsPerSecond") > 0);
+    CHECK(attn::test::number(t, "withoutCharsPerSecond") > 0);
+    MESSAGE(attn::test::number(t, "chars") << " characters: " << attn::test::number(t, "withCharsPerSecond") << " chars/s with the cache, "
+                            << attn::test::number(t, "withoutCharsPerSecond") << " without");
   }
 
   // The work per new character: with the cache it grows by the same step each
@@ -163,16 +146,16 @@ TEST_CASE("train_kv_cache: the same text both ways, linear against quadratic wor
   CHECK(out.mats.at("cache").rows() == 2);
   CHECK(out.mats.at("cache").minCoeff() == 1.0f);
   REQUIRE(ex->set_view_setting("shown", "0"));
-  CHECK(modern_test::num(modern_test::models(ex->status()).items()[0], "entries") == 16);
+  CHECK(attn::test::number(modern_test::models(ex->status()).items()[0], "entries") == 16);
 }
 
 TEST_CASE("train_kv_cache: with a window the cache is a rolling buffer of the sinks and the last positions") {
-  auto ex = attn::make_experiment("train_kv_cache", modern_test::given({{"steps", "10"}, {"window", "8"}, {"sinks", "2"}}));
-  modern_test::run_to_end(*ex);
+  auto ex = attn::make_experiment("train_kv_cache", attn::test::settings({{"steps", "10"}, {"window", "8"}, {"sinks", "2"}}));
+  attn::test::run_to_end(*ex);
   const attn::json::Value st = ex->status();
   const attn::json::Value& m = modern_test::models(st).items()[0];
-  CHECK(modern_test::num(m, "entries") == 10);
-  CHECK(modern_test::num(m, "capacity") == 10);
+  CHECK(attn::test::number(m, "entries") == 10);
+  CHECK(attn::test::number(m, "capacity") == 10);
   const attn::Mat held = ex->view().mats.at("cache");
   CHECK(held.sum() == doctest::Approx(2 * 8));  // the sinks are off the picture's last 32 positions
   CHECK(held(0, held.cols() - 1) == 1.0f);
@@ -181,13 +164,13 @@ TEST_CASE("train_kv_cache: with a window the cache is a rolling buffer of the si
   // kv_cache.lesson's rolling step: a window of 8 and 4 sinks hold 12 positions
   // per layer (3,072 numbers) at every slider setting, and the cached work per
   // character is flat.
-  auto rolling = attn::make_experiment("train_kv_cache", modern_test::given({{"steps", "10"}, {"window", "8"}, {"sinks", "4"}}));
-  modern_test::run_to_end(*rolling);
+  auto rolling = attn::make_experiment("train_kv_cache", attn::test::settings({{"steps", "10"}, {"window", "8"}, {"sinks", "4"}}));
+  attn::test::run_to_end(*rolling);
   for (const char* shown : {"0", "64", "128"}) {
     REQUIRE(rolling->set_view_setting("shown", shown));
     const attn::json::Value rs = rolling->status();
-    CHECK(modern_test::num(modern_test::models(rs).items()[0], "entries") == 12);
-    CHECK(modern_test::num(modern_test::models(rs).items()[0], "numbers") == 3072);
+    CHECK(attn::test::number(modern_test::models(rs).items()[0], "entries") == 12);
+    CHECK(attn::test::number(modern_test::models(rs).items()[0], "numbers") == 3072);
   }
   const attn::Mat rw = rolling->view().mats.at("work");
   CHECK(rw(0, 10) == rw(0, 127));
@@ -204,10 +187,10 @@ TEST_CASE("measure: the modern lessons' runs" * doctest::skip()) {
     for (P p : {P{{"position", "learned"}, {"position_b", "rope"}}, P{{"position", "alibi"}, {"position_b", "none"}},
                 P{{"position", "sinusoidal"}, {"position_b", "rope"}, {"window_b", "8"}},
                 P{{"position", "rope"}, {"window", "8"}, {"position_b", "rope"}, {"window_b", "8"}, {"sinks_b", "4"}}}) {
-      attn::DemoInputs in = modern_test::given(p);
+      attn::DemoInputs in = attn::test::settings(p);
       in.settings["seed"] = seed;
       auto ex = attn::make_experiment("train_positions", in);
-      modern_test::run_to_end(*ex);
+      attn::test::run_to_end(*ex);
       const attn::json::Value st = ex->status();
       // What the lessons say of seeds 1 to 3: rope and sinusoidal rise by over
       // 1.4 nats past the length, ALiBi by under 0.1, none by over 0.3; a rotary
@@ -216,7 +199,7 @@ TEST_CASE("measure: the modern lessons' runs" * doctest::skip()) {
         const std::string name = m.find("name")->as_string();
         const attn::json::Value* f = m.find("far");
         if (!f) continue;
-        const double rise = f->as_number() - modern_test::num(m, "inside");
+        const double rise = f->as_number() - attn::test::number(m, "inside");
         INFO(name << " seed " << seed);
         if (name == "rope" || name == "sinusoidal") CHECK(rise > 1.4);
         if (name == "alibi") CHECK(rise < 0.1);
@@ -237,48 +220,48 @@ TEST_CASE("measure: the modern lessons' runs" * doctest::skip()) {
         for (const Quoted& q : quoted) {
           if (seed != q.seed || m.find("name")->as_string() != q.name) continue;
           INFO(q.name << " seed " << q.seed);
-          if (!std::isnan(q.inside)) CHECK(std::abs(modern_test::num(m, "inside") - q.inside) <= 0.005);
-          CHECK(std::abs(modern_test::num(m, "far") - q.far) <= 0.005);
+          if (!std::isnan(q.inside)) CHECK(std::abs(attn::test::number(m, "inside") - q.inside) <= 0.005);
+          CHECK(std::abs(attn::test::number(m, "far") - q.far) <= 0.005);
         }
       // long_context's alibi-none: ALiBi rises by 0.03 (seeds 2, 3), none by 0.32 and 0.37.
       for (const attn::json::Value& m : modern_test::models(st).items()) {
         const std::string name = m.find("name")->as_string();
         if (seed == "1" || (name != "alibi" && name != "none")) continue;
-        const double rise = modern_test::num(m, "far") - modern_test::num(m, "inside");
+        const double rise = attn::test::number(m, "far") - attn::test::number(m, "inside");
         const double want = name == "alibi" ? 0.03 : seed == "2" ? 0.32 : 0.37;
         INFO(name << " seed " << seed << " rise " << rise);
         CHECK(std::abs(rise - want) <= 0.005);
       }
       for (const attn::json::Value& m : modern_test::models(st).items()) {
         const attn::json::Value* far = m.find("far");
-        MESSAGE("seed " << seed << " " << m.find("name")->as_string() << ": inside " << modern_test::num(m, "inside") << " far "
-                       << (far ? far->as_number() : -1.0) << " reach " << modern_test::num(m, "reach"));
+        MESSAGE("seed " << seed << " " << m.find("name")->as_string() << ": inside " << attn::test::number(m, "inside") << " far "
+                       << (far ? far->as_number() : -1.0) << " reach " << attn::test::number(m, "reach"));
       }
       for (const attn::json::Value& r : st.find("runs")->items())
-        MESSAGE("   held-out " << r.find("name")->as_string() << " " << modern_test::num(r, "heldoutLoss") << "; work ms " << ex->work_ms());
+        MESSAGE("   held-out " << r.find("name")->as_string() << " " << attn::test::number(r, "heldoutLoss") << "; work ms " << ex->work_ms());
     }
     for (const std::string kv : {"2", "1"}) {
-      attn::DemoInputs in = modern_test::given({{"compare", "on"}, {"kv_heads_b", kv}});
+      attn::DemoInputs in = attn::test::settings({{"compare", "on"}, {"kv_heads_b", kv}});
       in.settings["seed"] = seed;
       auto ex = attn::make_experiment("train_kv_cache", in);
-      modern_test::run_to_end(*ex);
+      attn::test::run_to_end(*ex);
       const attn::json::Value st = ex->status();
       // kv_cache.lesson's mqa-cost: one head costs -0.005, 0.014 and 0.036 over
       // seeds 1 to 3 (under 0.05), while the 4-head model moves by 0.03 between
       // seeds (1.837, 1.830, 1.858).
       const auto& runs = st.find("runs")->items();
       if (kv == "1") {
-        const double cost = modern_test::num(runs[1], "heldoutLoss") - modern_test::num(runs[0], "heldoutLoss");
+        const double cost = attn::test::number(runs[1], "heldoutLoss") - attn::test::number(runs[0], "heldoutLoss");
         const double want = seed == "1" ? -0.005 : seed == "2" ? 0.014 : 0.036;
         CHECK(std::abs(cost - want) <= 0.0015);
         CHECK(std::abs(cost) < 0.05);
         const double four = seed == "1" ? 1.837 : seed == "2" ? 1.830 : 1.858;
-        CHECK(std::abs(modern_test::num(runs[0], "heldoutLoss") - four) <= 0.0005);
+        CHECK(std::abs(attn::test::number(runs[0], "heldoutLoss") - four) <= 0.0005);
       }
       for (const attn::json::Value& r : st.find("runs")->items())
-        MESSAGE("seed " << seed << " kv: held-out " << r.find("name")->as_string() << " " << modern_test::num(r, "heldoutLoss"));
+        MESSAGE("seed " << seed << " kv: held-out " << r.find("name")->as_string() << " " << attn::test::number(r, "heldoutLoss"));
       for (const attn::json::Value& m : modern_test::models(st).items())
-        MESSAGE("seed " << seed << " kv: " << m.find("name")->as_string() << " bytes " << modern_test::num(m, "bytes"));
+        MESSAGE("seed " << seed << " kv: " << m.find("name")->as_string() << " bytes " << attn::test::number(m, "bytes"));
       MESSAGE("seed " << seed << " text: " << st.find("text")->as_string() << "; work ms " << ex->work_ms());
     }
   }
@@ -302,13 +285,13 @@ TEST_CASE("the lessons' numbers: reading past the training length, windows, sink
       {{{"position", "rope"}, {"window", "8"}, {"position_b", "rope"}, {"window_b", "8"}, {"sinks_b", "4"}}, 1.50, 1.48, 1.53, 2.43},
   };
   for (const Pair& p : pairs) {
-    auto ex = attn::make_experiment("train_positions", modern_test::given(p.settings));
-    modern_test::run_to_end(*ex);
+    auto ex = attn::make_experiment("train_positions", attn::test::settings(p.settings));
+    attn::test::run_to_end(*ex);
     const attn::json::Value st = ex->status();
     const auto& m = modern_test::models(st).items();
     REQUIRE(m.size() == 2);
     CHECK(m[0].find("curve") != nullptr);
-    CHECK(modern_test::num(m[1], "windows") == 156);  // one every 32 of the 5,111 held-out characters
+    CHECK(attn::test::number(m[1], "windows") == 156);  // one every 32 of the 5,111 held-out characters
     CHECK(ex->view().mats.at("reach").cols() == 128);
     auto near = [](const attn::json::Value& v, const char* key, double want) {
       const attn::json::Value* x = v.find(key);
@@ -326,13 +309,13 @@ TEST_CASE("the lessons' numbers: reading past the training length, windows, sink
     near(m[1], "far", p.b_far);
   }
   // Multi-query against multi-head after 400 steps: no measurable cost here.
-  auto kv = attn::make_experiment("train_kv_cache", modern_test::given({{"compare", "on"}, {"kv_heads_b", "1"}}));
-  modern_test::run_to_end(*kv);
+  auto kv = attn::make_experiment("train_kv_cache", attn::test::settings({{"compare", "on"}, {"kv_heads_b", "1"}}));
+  attn::test::run_to_end(*kv);
   const attn::json::Value st = kv->status();
   const auto& runs = st.find("runs")->items();
   REQUIRE(runs.size() == 2);
-  CHECK(modern_test::num(runs[0], "heldoutLoss") == doctest::Approx(1.837).epsilon(0.001));
-  CHECK(modern_test::num(runs[1], "heldoutLoss") == doctest::Approx(1.832).epsilon(0.001));
+  CHECK(attn::test::number(runs[0], "heldoutLoss") == doctest::Approx(1.837).epsilon(0.001));
+  CHECK(attn::test::number(runs[1], "heldoutLoss") == doctest::Approx(1.832).epsilon(0.001));
   // kv_cache.lesson's how-big: 32 layers, 8 key/value heads of 128, 8,192
   // tokens, 2 bytes a number: 1 GiB; a key/value head per query head (32): 4 GiB.
   CHECK(2LL * 32 * 8192 * 8 * 128 * 2 == 1LL << 30);
@@ -346,8 +329,8 @@ TEST_CASE("the lessons' numbers: reading past the training length, windows, sink
   CHECK(std::abs(work(1, 127) / 1e6f - 17.51f) < 0.01f);
   // learned-cache: a learned table saves work only until the context is full
   // (the 16th new character is the text's 32nd); then both ways re-read 32 rows.
-  auto learned = attn::make_experiment("train_kv_cache", modern_test::given({{"position", "learned"}, {"steps", "10"}}));
-  modern_test::run_to_end(*learned);
+  auto learned = attn::make_experiment("train_kv_cache", attn::test::settings({{"position", "learned"}, {"steps", "10"}}));
+  attn::test::run_to_end(*learned);
   const attn::Mat lw = learned->view().mats.at("work");
   CHECK(lw(0, 0) < lw(1, 0) / 4.0f);
   CHECK(lw(0, 14) < lw(1, 14));

@@ -21,17 +21,8 @@ using attn::test::has_panel;
 using attn::DemoInputs;
 using attn::Experiment;
 
-DemoInputs settings(std::initializer_list<std::pair<const std::string, std::string>> s) {
-  DemoInputs in;
-  in.settings = s;
-  return in;
-}
-
-double number(const attn::json::Value& v, const char* key) {
-  const attn::json::Value* x = v.find(key);
-  REQUIRE(x != nullptr);
-  return x->as_number();
-}
+using attn::test::number;
+using attn::test::settings;
 
 const attn::json::Value& run_status(const attn::json::Value& status, size_t i) {
   const attn::json::Value* runs = status.find("runs");
