@@ -354,16 +354,22 @@ class KvCacheExperiment : public TextTrainingExperiment {
     train::CharLmCache cache(m);
     cache.push_all(p);
     const train::DecoderOptions& o = options();
+    // pairs_upto[r]: the visible (query, key) pairs of a pass over r rows, one
+    // query's keys added per row.
+    std::vector<long long> pairs_upto(1, 0);
     for (int i = 0; i < kLongChars; ++i) {
       const long long before = cache.multiply_adds();
       cache.push(all[p.size() + size_t(i)]);
       gen_.with_macs.push_back(cache.multiply_adds() - before);
       const int len = int(p.size()) + i + 1;
       const int rows = o.position == train::PositionKind::learned ? std::min(len, m.desc().context) : len;
-      long long pairs = 0;
-      for (int q = 0; q < rows; ++q)
-        for (int k = 0; k <= q; ++k) pairs += train::key_visible(q, k, o.window, o.sinks) ? 1 : 0;
-      gen_.without_macs.push_back(m.multiply_adds(rows, pairs * m.desc().layers * m.desc().heads));
+      while (int(pairs_upto.size()) <= rows) {
+        const int q = int(pairs_upto.size()) - 1;
+        long long seen = 0;
+        for (int k = 0; k <= q; ++k) seen += train::key_visible(q, k, o.window, o.sinks) ? 1 : 0;
+        pairs_upto.push_back(pairs_upto.back() + seen);
+      }
+      gen_.without_macs.push_back(m.multiply_adds(rows, pairs_upto[size_t(rows)] * m.desc().layers * m.desc().heads));
     }
     return gen_;
   }
