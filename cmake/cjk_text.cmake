@@ -1,21 +1,19 @@
-# cmake -P: the characters the CJK font subset must contain (the lessons and the
-# UI's own labels), from FILES ('|'-separated) into OUT: each character outside
-# ASCII once, in code point order. The page preloads this file (the app takes
-# exactly these glyphs from the font), so it holds no text, only the set.
-string(REPLACE "|" ";" FILES "${FILES}")
-set(all "")
-foreach(f ${FILES})
-  file(READ ${f} text)
-  string(APPEND all "${text}\n")
-endforeach()
-file(WRITE ${OUT}.all "${all}")
-# CMake's strings are bytes; python3 (fonttools' own interpreter) counts characters.
+# cmake -P: the characters the two CJK font subsets must contain (cjk_split.py
+# says which goes where): FIRST ('|'-separated files: the UI's and the demos'
+# sources, lessons/index.txt and the first lesson) and LATER (the other lessons)
+# into OUT (the first frame's set, preloaded with the page: the app takes exactly
+# these glyphs from fonts/cjk.otf) and OUT_LATER (the later lessons' Chinese
+# ideographs, a second font the page fetches after its first frame).
+string(REPLACE "|" "\n" first "${FIRST}")
+string(REPLACE "|" "\n" later "${LATER}")
+file(WRITE ${OUT}.first "${first}\n")
+file(WRITE ${OUT}.later "${later}\n")
 execute_process(
-  COMMAND python3 -c "import sys; t = open(sys.argv[1], encoding='utf-8').read(); open(sys.argv[2], 'w', encoding='utf-8').write(''.join(sorted({c for c in t if ord(c) > 127})) + '\\n')"
-          ${OUT}.all ${OUT}.tmp
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/cjk_split.py ${OUT}.tmp ${OUT_LATER}.tmp ${OUT}.first ${OUT}.later
   RESULT_VARIABLE failed)
 if(failed)
-  message(FATAL_ERROR "cjk_text.cmake: could not collect the characters of ${FILES}")
+  message(FATAL_ERROR "cjk_text.cmake: could not collect the characters of the lessons and sources")
 endif()
 file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)
-file(REMOVE ${OUT}.tmp ${OUT}.all)
+file(COPY_FILE ${OUT_LATER}.tmp ${OUT_LATER} ONLY_IF_DIFFERENT)
+file(REMOVE ${OUT}.tmp ${OUT_LATER}.tmp ${OUT}.first ${OUT}.later)

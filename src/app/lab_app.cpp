@@ -46,6 +46,7 @@ LabView LabApp::view() const {
   v.trainer.snapshots = snapshots_;
   trainer_.fill_view(experiment_key_, &v.trainer);
   v.own_text = own_text_.view(state_.lang);
+  v.glyphs_pending = glyphs_.pending(state_.lang, lesson_);
   v.layout = layout_;
   v.embedded = embedded_;
   v.touch_screen = touch_screen_;
@@ -487,6 +488,7 @@ void LabApp::own_text_outcome() {
 void LabApp::tick(double now_ms, long frames) {
   frames_ = frames;
   if (own_text_.poll()) own_text_outcome();
+  if (std::string e = glyphs_.tick(state_.lang, lesson_, frames); !e.empty()) errors_.push_back(e);
   const TrainerSide::Pump p = trainer_.pump(now_ms, frames, experiment_key_);
   for (const std::string& e : p.errors) errors_.push_back(e);
   snapshots_ += p.snapshots;

@@ -11,6 +11,7 @@
 
 #include "app/lab_code.h"
 #include "app/lab_frame.h"
+#include "app/lab_glyphs.h"
 #include "app/lab_own_text.h"
 #include "app/lab_trainer.h"
 #include "app/lab_view.h"
@@ -103,8 +104,7 @@ class LabApp final : public LabControl {
   attn::DemoOutputs outputs_;   // recomputed whenever inputs change
   std::vector<std::string> errors_;   // problems: the error panel, and the page's errors()
   std::vector<std::string> notices_;  // information (a link was ignored, a link was copied)
-  // This step's revealed hints (per exercise) and quiz answers, restored from
-  // state_.answers on entering it and saved there as they change.
+  // This step's revealed hints (per exercise) and quiz answers (kept in state_.answers).
   std::vector<int> hints_shown_;
   std::vector<ui::QuizState> quizzes_;
   bool show_keys_ = false, overlay_ = false;
@@ -123,14 +123,14 @@ class LabApp final : public LabControl {
   long snapshots_ = 0;            // snapshots applied to the current step's copy
   long frames_ = 0;               // frames drawn (the worker starts a moment after the first)
   long randomised_ = 0;           // presses of Random: each gives new numbers
-  // How the page lays the lab out (web/lab.js decides by width and tells us):
-  // "wide" shows the lesson list beside the lesson; "medium" and "narrow" leave
-  // it to the page's drawer, with Back / Next in the page's top bar.
+  // How the page lays the lab out (web/lab.js decides by width): "wide" shows the lesson
+  // list beside the lesson; "medium" and "narrow" leave it to the page's drawer.
   std::string layout_ = "wide";
   bool embedded_ = false;      // the embed view (platform::embedded_view): one step, nothing saved
   bool touch_screen_ = false;  // the page has a coarse pointer: touch-sized controls
   StepCode code_;               // the Code view and its program (lab_code.h)
   OwnText own_text_{OwnText::common_font()};  // the learner's own text (lab_own_text.h)
+  LessonGlyphs glyphs_;        // the later lessons' Chinese glyphs (lab_glyphs.h)
   bool dirty_ = false;         // state changed since it was last saved
   double saved_at_ms_ = 0.0;
   FrameState frame_;           // the frame's own (lab_frame.h)

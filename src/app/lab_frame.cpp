@@ -291,7 +291,8 @@ void lab_frame(LabControl& lab, FrameState& f) {
   if (v.step) {
     toolbar(lab.view(), lab, move, !list_in_page);
     ImGui::Separator();
-    step_body(lab, list_in_page);
+    if (v.glyphs_pending) ImGui::TextWrapped("%s", ui::text::loading_glyphs.get(v.lang()));  // never boxes (lab_glyphs.h)
+    else step_body(lab, list_in_page);
     lab_keyboard(lab.view(), lab, move.nav, move.lesson_delta);
   } else {
     ImGui::TextWrapped("%s", ui::text::no_lessons.get(v.lang()));

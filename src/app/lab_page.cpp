@@ -21,6 +21,22 @@ using attn::json::Value;
 
 namespace {
 
+// The characters of the step's words (titles and text, in its language) the font
+// atlas cannot draw, each once: every one would show as a box.
+std::string undrawable(const LabView& v) {
+  if (!v.step) return "";
+  const std::string& lang = v.lang();
+  const std::string text = v.lesson->title.get(lang) + v.step->title.get(lang) + attn::shown_prose(*v.step, lang, *v.quizzes);
+  std::string out;
+  for (const char *p = text.c_str(), *end = p + text.size(); p < end;) {
+    unsigned int c = 0;
+    const int n = std::max(1, ImTextCharFromUtf8(&c, p, end));
+    if (c > 127 && !platform::can_draw(c) && out.find(std::string(p, size_t(n))) == std::string::npos) out.append(p, size_t(n));
+    p += n;
+  }
+  return out;
+}
+
 Value lessons_json(const LabView& v) {
   Value list = Value::array();
   for (const auto& l : *v.lessons) {
@@ -82,6 +98,8 @@ Value state_json(const LabView& v, const FrameState& frame) {
   for (const auto& n : *v.notices) notes.push(n);
   s.set("notices", std::move(notes));
   s.set("computeMs", v.compute_ms);
+  s.set("glyphsPending", v.glyphs_pending);  // the later lessons' Chinese glyphs are on their way
+  s.set("undrawable", undrawable(v));
   {
     Value t = Value::object();  // the learner's own text (never the text itself)
     t.set("has", v.own_text.has);

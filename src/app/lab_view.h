@@ -66,6 +66,7 @@ struct LabView {
   const std::vector<std::string>* notices = nullptr;    // information for the learner
   TrainerView trainer;
   OwnTextView own_text;
+  bool glyphs_pending = false;  // the step's Chinese glyphs are on their way (lab_glyphs.h)
   std::string layout = "wide";  // how the page lays the lab out: wide, medium or narrow
   bool embedded = false;        // the embed view: one step, nothing saved
   bool touch_screen = false;    // the page has a coarse pointer

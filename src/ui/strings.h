@@ -54,6 +54,7 @@ inline constexpr UiText code_about_trained{
 inline constexpr UiText code_copy_weights{"Copy weights (JSON)", "复制权重（JSON）"};
 inline constexpr UiText code_waiting{"The program appears once the model is built.", "模型建好后显示程序。"};
 inline constexpr UiText load_errors{"Some lessons could not be loaded:", "有些课程无法加载："};
+inline constexpr UiText loading_glyphs{"Loading this lesson's Chinese characters...", "正在载入这一课的汉字字形……"};
 inline constexpr UiText no_lessons{"No lesson could be loaded.", "没有可以加载的课程。"};
 inline constexpr UiText dismiss{"Dismiss", "关闭"};
 inline constexpr UiText done{"done", "已完成"};
