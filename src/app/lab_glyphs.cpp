@@ -1,38 +1,20 @@
 // lab_glyphs.cpp: fetching the later lessons' Chinese glyphs (lab_glyphs.h).
 #include "app/lab_glyphs.h"
 
-#include <cstdio>
 #include <utility>
 
 #include "platform/platform.h"
 
 namespace {
 constexpr const char* kFetch = "glyphs:lessons";
-
-#ifdef LAB_LESSON_GLYPHS
-std::string read_file(const char* path) {
-  std::string bytes;
-  if (FILE* f = std::fopen(path, "rb")) {
-    char buf[1 << 16];
-    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) bytes.append(buf, n);
-    std::fclose(f);
-  }
-  return bytes;
-}
-#endif
 }  // namespace
 
 std::string LessonGlyphs::tick(const std::string& lang, int lesson_index, long frames) {
   std::string font;
   switch (state_) {
     case State::idle:
-      if (!platform::fetch_needed()) {  // natively: from the build folder, at once
-#ifdef LAB_LESSON_GLYPHS
-        font = read_file(LAB_LESSON_GLYPHS);
-#endif
-        state_ = platform::add_glyphs(std::move(font)) ? State::added : State::failed;
-        added_at_ = frames;
-        if (state_ == State::failed) std::fprintf(stderr, "attnlab: the later lessons' Chinese glyphs are missing\n");
+      if (!platform::fetch_needed()) {  // natively main.cpp took them at start
+        state_ = State::in;
         return "";
       }
       if (frames < 1 && !needed(lang, lesson_index)) return "";  // after the first frame, unless it needs them

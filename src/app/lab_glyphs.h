@@ -5,7 +5,7 @@
 // (texts/lesson-glyphs.otf, src/app/CMakeLists.txt). The page fetches it a moment
 // after the first frame, or at once when the lab opens on a later lesson in
 // Chinese; until it is in the atlas such a step shows a loading line, never boxes.
-// Natively the file is read at the first frame.
+// Natively main.cpp adds the file at start.
 #pragma once
 
 #include <string>

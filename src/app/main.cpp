@@ -43,14 +43,17 @@ int main(int argc, char** argv) {
   }
   ui::apply_theme();
 #ifdef LAB_POEM_FONT
-  // Natively the Tang poems' glyphs are at hand: taken at start (the page
-  // fetches them with the poems).
-  if (FILE* f = std::fopen(LAB_POEM_FONT, "rb")) {
+  // Natively the Tang poems' glyphs and the later lessons' are at hand: taken at
+  // start (the page fetches them with the poems, and after its first frame:
+  // app/lab_glyphs.h).
+  for (const char* path : {LAB_POEM_FONT, LAB_LESSON_GLYPHS}) {
     std::string bytes;
-    char buf[1 << 16];
-    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) bytes.append(buf, n);
-    std::fclose(f);
-    if (!platform::add_glyphs(std::move(bytes))) std::fprintf(stderr, "attnlab: %s is not a font\n", LAB_POEM_FONT);
+    if (FILE* f = std::fopen(path, "rb")) {
+      char buf[1 << 16];
+      for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) bytes.append(buf, n);
+      std::fclose(f);
+    }
+    if (!platform::add_glyphs(std::move(bytes))) std::fprintf(stderr, "attnlab: %s is missing or not a font\n", path);
   }
 #endif
   g_app.init(lesson_dir);
